@@ -1,0 +1,81 @@
+// Size bounds on what reaches the host (facade.md, "Bounds"). Pure.
+
+export const TEXT_LIMIT = 64 * 1024;
+export const STRUCTURED_LIMIT = 256 * 1024;
+/** Input lines up to this size are accepted (the reader enforces it). */
+export const LINE_LIMIT = 48 * 1024 * 1024;
+
+const encoder = new TextEncoder();
+
+/** UTF-8 length of a string without encoding it (lone surrogates count as U+FFFD). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/**
+ * Cuts `text` to at most `limit` UTF-8 bytes on a character boundary and
+ * appends `[truncated: <shown> of <total> bytes shown]` on its own line.
+ * Text within the limit is returned as it is.
+ */
+export function truncateText(text: string, limit = TEXT_LIMIT): string {
+  // Each UTF-16 unit is at most 3 UTF-8 bytes, so short strings need no count.
+  if (text.length * 3 <= limit) return text;
+  const total = utf8Length(text);
+  if (total <= limit) return text;
+  // encodeInto never writes a partial character, so `read` ends on a boundary.
+  const { read, written } = encoder.encodeInto(text, new Uint8Array(limit));
+  return `${text.slice(0, read)}\n[truncated: ${written} of ${total} bytes shown]`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * Bounds a tool result: every text block to 64 KiB, `structuredContent` to
+ * 256 KiB of JSON. Oversized structured content becomes
+ * `{"truncated": true, "bytes": <total>}` and the first text block gains a
+ * note line (a new text block when there is none). Image, audio, resource and
+ * other blocks pass through untouched.
+ */
+export function boundResult(result: Record<string, unknown>): Record<string, unknown> {
+  const bounded: Record<string, unknown> = { ...result };
+  const content: unknown[] = Array.isArray(result.content)
+    ? result.content.map((block) =>
+      isObject(block) && block.type === "text" && typeof block.text === "string"
+        ? { ...block, text: truncateText(block.text) }
+        : block
+    )
+    : [];
+  bounded.content = content;
+  if (result.structuredContent !== undefined) {
+    const json = JSON.stringify(result.structuredContent);
+    const total = json === undefined ? 0 : utf8Length(json);
+    if (total > STRUCTURED_LIMIT) {
+      bounded.structuredContent = { truncated: true, bytes: total };
+      const note = `[structuredContent truncated: ${total} bytes exceeds the ${STRUCTURED_LIMIT} byte limit]`;
+      const first = content.findIndex((block) =>
+        isObject(block) && block.type === "text" && typeof block.text === "string"
+      );
+      if (first === -1) content.push({ type: "text", text: note });
+      else {
+        const block = content[first] as Record<string, unknown>;
+        content[first] = { ...block, text: `${block.text}\n${note}` };
+      }
+    }
+  }
+  return bounded;
+}

@@ -1,0 +1,198 @@
+// Command-line flags, validation and help text. Pure: argv in, a validated
+// command or a usage error out; reading the key happens in main.ts.
+
+import { parseArgs } from "node:util";
+import { parseRelayUrl, type RelayEndpoint } from "./endpoint.ts";
+import { resolveExposure } from "./tools.ts";
+
+export const DEFAULT_KEY_ENV = "TINY_PRIVATE_KEY";
+export const DEFAULT_TIMEOUT_SECONDS = 120;
+
+export const USAGE = {
+  main: `tinyagent — use a Nostr relay's tools from an MCP host, safely
+
+Usage:
+  tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
+  tinyagent diagnose --relay URL [--key-env NAME] [--rooms a,b] [--kinds 9,11] [--json] [--timeout SECONDS]
+  tinyagent keygen
+  tinyagent whoami [--key-env NAME]
+  tinyagent --version | --help
+
+Run 'tinyagent <command> --help' for a command's flags.`,
+  mcp: `Usage: tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
+
+Serves MCP over stdio to an agent host and forwards tool calls to the relay,
+signing each request (NIP-98) with the key in the environment variable NAME.
+
+  --relay URL          relay origin, with a tenant prefix if any (https://relay.example/r/acme)
+  --key-env NAME       environment variable holding the private key, hex or nsec (default ${DEFAULT_KEY_ENV})
+  --tools a,b          expose only these tools, in this order (default: every read tool)
+  --allow-writes       add the write tools and let tinyagent sign the events they return
+  --timeout SECONDS    bound on each relay call (default ${DEFAULT_TIMEOUT_SECONDS})
+  -h, --help           show this help`,
+  diagnose:
+    `Usage: tinyagent diagnose --relay URL [--key-env NAME] [--rooms a,b] [--kinds 9,11] [--json] [--timeout SECONDS]
+
+Tells in one verdict whether the relay answers, accepts this key's signature,
+counts it as a member, and grants what it needs.
+
+  --relay URL          relay origin, with a tenant prefix if any
+  --key-env NAME       environment variable holding the private key (default ${DEFAULT_KEY_ENV})
+  --rooms a,b          rooms the agent needs to post in
+  --kinds 9,11         event kinds the agent needs to publish (0-65535)
+  --json               print the report as JSON
+  --timeout SECONDS    bound on the relay call (default ${DEFAULT_TIMEOUT_SECONDS})
+  -h, --help           show this help
+
+Exit status: 0 ok, 2 the relay refuses access (grant, membership, signature), 3 unreachable or error, 1 usage.`,
+  keygen: `Usage: tinyagent keygen
+
+Prints a fresh private key as a TINY_PRIVATE_KEY=<hex> line, ready to append to
+a .env file (Hermes reads ~/.hermes/.env), with its public key in comments.`,
+  whoami: `Usage: tinyagent whoami [--key-env NAME]
+
+Prints the public key (hex and npub) of the configured private key.`,
+} as const;
+
+export type Command =
+  | { command: "help"; topic: keyof typeof USAGE }
+  | { command: "version" }
+  | {
+    command: "mcp";
+    relay: RelayEndpoint;
+    keyEnv: string;
+    exposed: string[];
+    allowWrites: boolean;
+    timeoutMs: number;
+  }
+  | {
+    command: "diagnose";
+    relay: RelayEndpoint;
+    keyEnv: string;
+    rooms: string[];
+    kinds: number[];
+    json: boolean;
+    timeoutMs: number;
+  }
+  | { command: "keygen" }
+  | { command: "whoami"; keyEnv: string };
+
+export class UsageError extends Error {
+  constructor(message: string, readonly topic: keyof typeof USAGE) {
+    super(message);
+  }
+}
+
+function list(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return value.split(",").map((item) => item.trim()).filter((item) => item !== "");
+}
+
+function keyEnvName(value: string | undefined, topic: keyof typeof USAGE): string {
+  const name = value ?? DEFAULT_KEY_ENV;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+    throw new UsageError(`--key-env: ${JSON.stringify(name)} is not an environment variable name`, topic);
+  }
+  return name;
+}
+
+function timeoutFlag(value: string | undefined, topic: keyof typeof USAGE): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_SECONDS * 1000;
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0) || seconds > 3600) {
+    throw new UsageError("--timeout: give a number of seconds above 0 and at most 3600", topic);
+  }
+  return Math.round(seconds * 1000);
+}
+
+function relayFlag(value: string | undefined, topic: keyof typeof USAGE): RelayEndpoint {
+  if (value === undefined) throw new UsageError("--relay URL is required", topic);
+  const parsed = parseRelayUrl(value);
+  if (!parsed.ok) throw new UsageError(parsed.error, topic);
+  return parsed.endpoint;
+}
+
+type Flags = Record<string, { type: "string" | "boolean" }>;
+
+function parse(
+  topic: keyof typeof USAGE,
+  args: string[],
+  options: Flags,
+): { values: Record<string, unknown> } {
+  try {
+    const { values } = parseArgs({
+      args,
+      options: { ...options, help: { type: "boolean", short: "h" } },
+      strict: true,
+    });
+    return { values };
+  } catch (error) {
+    // node:util names the offending flag; drop its long hints.
+    throw new UsageError(
+      (error as Error).message.split(". ")[0].replace(/^Unknown option/, "unknown flag"),
+      topic,
+    );
+  }
+}
+
+/** Parses argv into a command, or throws UsageError. */
+export function parseCommand(argv: string[]): Command {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    return { command: "help", topic: "main" };
+  }
+  if (first === "--version" || first === "-V" || first === "version") return { command: "version" };
+  switch (first) {
+    case "mcp": {
+      const { values } = parse("mcp", rest, {
+        relay: { type: "string" },
+        "key-env": { type: "string" },
+        tools: { type: "string" },
+        "allow-writes": { type: "boolean" },
+        timeout: { type: "string" },
+      });
+      if (values.help) return { command: "help", topic: "mcp" };
+      const relay = relayFlag(values.relay as string | undefined, "mcp");
+      const keyEnv = keyEnvName(values["key-env"] as string | undefined, "mcp");
+      const allowWrites = values["allow-writes"] === true;
+      const exposure = resolveExposure(list(values.tools as string | undefined), allowWrites);
+      if (!exposure.ok) throw new UsageError(exposure.error, "mcp");
+      const timeoutMs = timeoutFlag(values.timeout as string | undefined, "mcp");
+      return { command: "mcp", relay, keyEnv, exposed: exposure.names, allowWrites, timeoutMs };
+    }
+    case "diagnose": {
+      const { values } = parse("diagnose", rest, {
+        relay: { type: "string" },
+        "key-env": { type: "string" },
+        rooms: { type: "string" },
+        kinds: { type: "string" },
+        json: { type: "boolean" },
+        timeout: { type: "string" },
+      });
+      if (values.help) return { command: "help", topic: "diagnose" };
+      const relay = relayFlag(values.relay as string | undefined, "diagnose");
+      const keyEnv = keyEnvName(values["key-env"] as string | undefined, "diagnose");
+      const rooms = list(values.rooms as string | undefined) ?? [];
+      const kinds = (list(values.kinds as string | undefined) ?? []).map((item) => {
+        const kind = Number(item);
+        if (!/^\d+$/.test(item) || kind > 65535) {
+          throw new UsageError(`--kinds: ${JSON.stringify(item)} is not an event kind (0-65535)`, "diagnose");
+        }
+        return kind;
+      });
+      const timeoutMs = timeoutFlag(values.timeout as string | undefined, "diagnose");
+      return { command: "diagnose", relay, keyEnv, rooms, kinds, json: values.json === true, timeoutMs };
+    }
+    case "keygen": {
+      const { values } = parse("keygen", rest, {});
+      return values.help ? { command: "help", topic: "keygen" } : { command: "keygen" };
+    }
+    case "whoami": {
+      const { values } = parse("whoami", rest, { "key-env": { type: "string" } });
+      if (values.help) return { command: "help", topic: "whoami" };
+      return { command: "whoami", keyEnv: keyEnvName(values["key-env"] as string | undefined, "whoami") };
+    }
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(first)}`, "main");
+  }
+}

@@ -1,0 +1,148 @@
+// Relay answers and failures as the host sees them (facade.md, "Errors").
+// Pure: HTTP status and body in, a result or a prefixed failure out.
+
+/** The three prefixes an agent can act on. */
+export type FailureClass = "permission" | "transport" | "relay";
+
+export interface RelayFailure {
+  class: FailureClass;
+  detail: string;
+  /** The relay said the tool is unknown: its table has changed. */
+  unknownTool?: boolean;
+}
+
+export type RelayAnswer = { ok: true; result: Record<string, unknown> } | {
+  ok: false;
+  failure: RelayFailure;
+};
+
+export function failureText(failure: RelayFailure): string {
+  return `${failure.class}: ${failure.detail}`;
+}
+
+/** A tool result the model reads as a failure. */
+export function toolError(text: string, structuredContent?: unknown): Record<string, unknown> {
+  const result: Record<string, unknown> = { content: [{ type: "text", text }], isError: true };
+  if (structuredContent !== undefined) result.structuredContent = structuredContent;
+  return result;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** A short single-line excerpt of a body that is not JSON, for error details. */
+function excerpt(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+/** The relay's own words: a JSON-RPC error message, or NIP-86's `{"error": "..."}`. */
+function relayMessage(body: unknown): string | undefined {
+  if (!isObject(body)) return undefined;
+  const error = body.error;
+  if (typeof error === "string") return error;
+  if (isObject(error) && typeof error.message === "string") return error.message;
+  return undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Interprets one HTTP answer from `<relay>/mcp` to the JSON-RPC request `id`.
+ * 401/403 are permission failures, 5xx and unusable answers are transport
+ * failures, any other JSON-RPC error is the relay's. A success must be JSON
+ * with a result object for our id.
+ */
+export function interpretAnswer(
+  status: number,
+  contentType: string | null,
+  bodyText: string,
+  id: number,
+): RelayAnswer {
+  const body = parseJson(bodyText);
+  const message = relayMessage(body);
+  const statusLine = `HTTP ${status}`;
+  if (status === 401 || status === 403) {
+    return fail(
+      "permission",
+      message ?? (bodyText.trim() ? `${statusLine}: ${excerpt(bodyText)}` : statusLine),
+    );
+  }
+  if (status >= 500) {
+    return fail(
+      "transport",
+      message
+        ? `${statusLine}: ${message}`
+        : `${statusLine}${bodyText.trim() ? `: ${excerpt(bodyText)}` : ""}`,
+    );
+  }
+  if (isObject(body) && isObject(body.error)) {
+    const code = body.error.code;
+    const text = message ?? `error ${String(code)}`;
+    return {
+      ok: false,
+      failure: {
+        class: "relay",
+        detail: text,
+        unknownTool: code === -32602 && /^unknown tool/i.test(text),
+      },
+    };
+  }
+  if (status < 200 || status >= 300) {
+    return fail("relay", message ?? (bodyText.trim() ? `${statusLine}: ${excerpt(bodyText)}` : statusLine));
+  }
+  if (!contentType || !/^application\/json\b/i.test(contentType.trim())) {
+    return fail(
+      "transport",
+      `the relay answered with ${contentType ?? "no content type"}, not application/json`,
+    );
+  }
+  if (body === undefined) return fail("transport", "the relay's answer is not valid JSON");
+  if (!isObject(body) || body.jsonrpc !== "2.0" || !isObject(body.result)) {
+    return fail("transport", "the relay's answer is not a JSON-RPC result");
+  }
+  if (body.id !== id) {
+    return fail("transport", `the relay answered request ${JSON.stringify(body.id)}, not ${id}`);
+  }
+  return { ok: true, result: body.result };
+}
+
+function fail(cls: FailureClass, detail: string): RelayAnswer {
+  return { ok: false, failure: { class: cls, detail } };
+}
+
+const PERMISSION_PREFIXES = ["restricted:", "auth-required:"];
+
+function needsPermissionPrefix(text: unknown): text is string {
+  return typeof text === "string" && PERMISSION_PREFIXES.some((prefix) => text.startsWith(prefix));
+}
+
+/**
+ * Marks a relay refusal inside an `isError` result with `permission: ` so an
+ * agent can answer it with `request_grant`: in every text block and in
+ * `structuredContent.message` that start with `restricted:` or
+ * `auth-required:`. Anything else is returned as it is.
+ */
+export function markPermission(result: Record<string, unknown>): Record<string, unknown> {
+  if (result.isError !== true) return result;
+  const marked: Record<string, unknown> = { ...result };
+  if (Array.isArray(result.content)) {
+    marked.content = result.content.map((block) =>
+      isObject(block) && block.type === "text" && needsPermissionPrefix(block.text)
+        ? { ...block, text: `permission: ${block.text}` }
+        : block
+    );
+  }
+  const structured = result.structuredContent;
+  if (isObject(structured) && needsPermissionPrefix(structured.message)) {
+    marked.structuredContent = { ...structured, message: `permission: ${structured.message}` };
+  }
+  return marked;
+}
