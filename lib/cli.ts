@@ -11,7 +11,8 @@ export const DEFAULT_TIMEOUT_SECONDS = 120;
 export const USAGE = {
   main: `tinyagent — use a Nostr relay's tools from an MCP host, safely
 
-Usage:
+Usage: tinyagent <command> [flags]
+
   tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
   tinyagent diagnose --relay URL [--key-env NAME] [--rooms a,b] [--kinds 9,11] [--json] [--timeout SECONDS]
   tinyagent keygen

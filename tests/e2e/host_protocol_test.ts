@@ -1,0 +1,255 @@
+// The host protocol through real pipes: every row of facade.md's "Host
+// protocol" table, concurrency, end of input and input bounds.
+
+import assert from "node:assert/strict";
+import { startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
+import { assertNoSecret, narrowFlags, newKey, type TestKey, Tinyagent } from "../support/tinyagent.ts";
+import denoConfig from "../../deno.json" with { type: "json" };
+
+async function withFacade(
+  fn: (facade: Tinyagent, relay: StrictRelay, key: TestKey) => Promise<void>,
+  extraArgs: string[] = [],
+): Promise<void> {
+  const relay = await startStrictRelay();
+  const key = newKey();
+  const facade = new Tinyagent({
+    flags: narrowFlags(relay.host),
+    args: ["mcp", "--relay", relay.url, ...extraArgs],
+    env: { TINY_PRIVATE_KEY: key.hex },
+  });
+  try {
+    await fn(facade, relay, key);
+    const { code, lines, stderr } = await facade.finish();
+    assert.equal(code, 0, stderr);
+    for (const line of lines) {
+      const message = JSON.parse(line); // stdout carries nothing but JSON-RPC lines
+      assert.equal(message.jsonrpc, "2.0");
+    }
+    assertNoSecret(key, lines.join("\n"), "stdout");
+    assertNoSecret(key, stderr, "stderr");
+    for (const request of relay.requests) assertNoSecret(key, request.bodyText, "a relay request");
+  } finally {
+    await facade.kill();
+    await relay.close();
+  }
+}
+
+Deno.test("initialize, ping and unknown methods", async (t) => {
+  await withFacade(async (facade, relay) => {
+    for (const version of ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]) {
+      await t.step(`initialize echoes ${version}`, async () => {
+        const answer = await facade.request("initialize", {
+          protocolVersion: version,
+          capabilities: {},
+          clientInfo: { name: "test", version: "1" },
+        });
+        assert.deepEqual(answer.result, {
+          protocolVersion: version,
+          capabilities: { tools: {} },
+          serverInfo: { name: "tinyagent", version: denoConfig.version },
+        });
+      });
+    }
+    await t.step("initialize with another version answers 2025-06-18", async () => {
+      const answer = await facade.request("initialize", { protocolVersion: "2099-01-01" });
+      assert.equal((answer.result as Record<string, unknown>).protocolVersion, "2025-06-18");
+    });
+    await t.step("ping answers {}", async () => {
+      assert.deepEqual(await facade.request("ping", undefined, 7), { jsonrpc: "2.0", id: 7, result: {} });
+    });
+    await t.step("ids 0, negative numbers and strings are ordinary ids", async () => {
+      for (const id of [0, -42, "abc", "", 3.5]) {
+        assert.deepEqual(await facade.request("ping", undefined, id), { jsonrpc: "2.0", id, result: {} });
+      }
+    });
+    await t.step("any other request is -32601", async () => {
+      for (const method of ["resources/list", "prompts/list", "initialize/extra", "server/discover"]) {
+        const answer = await facade.request(method, {});
+        assert.equal((answer.error as Record<string, unknown>).code, -32601);
+      }
+    });
+    await t.step("notifications are ignored, whatever the method", async () => {
+      await facade.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      await facade.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } });
+      await facade.send({ jsonrpc: "2.0", method: "tools/call", params: { name: "list_rooms" } });
+      await facade.send({ jsonrpc: "2.0", method: "no/such/thing" });
+      const before = facade.lines.length;
+      assert.deepEqual(await facade.request("ping", undefined, "after"), {
+        jsonrpc: "2.0",
+        id: "after",
+        result: {},
+      });
+      assert.equal(facade.lines.length, before + 1, "only the ping was answered");
+    });
+    await t.step("the handshake and ping never reach the relay", () => {
+      assert.equal(relay.requests.length, 0);
+    });
+  });
+});
+
+Deno.test("malformed input", async (t) => {
+  await withFacade(async (facade) => {
+    const cases: [string, string, number][] = [
+      ["garbage", "this is not json", -32700],
+      ["an array", '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', -32700],
+      ["a number", "42", -32700],
+      ["a string", '"ping"', -32700],
+      ["null", "null", -32700],
+      ["truncated JSON", '{"jsonrpc":"2.0","id":1,"meth', -32700],
+    ];
+    for (const [name, line, code] of cases) {
+      await t.step(`${name} answers ${code} with id null`, async () => {
+        const answer = facade.answer(null);
+        await facade.writeRaw(`${line}\n`);
+        const message = await answer;
+        assert.equal((message.error as Record<string, unknown>).code, code);
+        assert.equal(message.id, null);
+      });
+    }
+    await t.step("a bad jsonrpc is -32600 with the request's id", async () => {
+      const answer = facade.answer(5);
+      await facade.writeRaw('{"jsonrpc":"1.0","id":5,"method":"ping"}\n');
+      assert.equal(((await answer).error as Record<string, unknown>).code, -32600);
+    });
+    await t.step("no method is -32600", async () => {
+      const answer = facade.answer(6);
+      await facade.writeRaw('{"jsonrpc":"2.0","id":6,"params":{}}\n');
+      assert.equal(((await answer).error as Record<string, unknown>).code, -32600);
+    });
+    await t.step("CRLF line endings and blank lines are fine", async () => {
+      const answer = facade.answer("crlf");
+      await facade.writeRaw('\r\n\n   \n{"jsonrpc":"2.0","id":"crlf","method":"ping"}\r\n');
+      assert.deepEqual((await answer).result, {});
+    });
+    await t.step("every line after bad input is still answered", async () => {
+      assert.deepEqual((await facade.request("ping", undefined, "still")).result, {});
+    });
+  });
+});
+
+Deno.test("requests run concurrently; relay calls are serialized", async (t) => {
+  await withFacade(async (facade, relay) => {
+    await facade.request("tools/list", {}); // the table is cached from here on
+    relay.delay(800);
+    await t.step("ping and a cached tools/list are answered while a call is in flight", async () => {
+      const order: string[] = [];
+      const call = facade.request("tools/call", { name: "list_rooms", arguments: {} }, "slow")
+        .then((a) => (order.push("call"), a));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const ping = facade.request("ping", undefined, "quick").then((a) => (order.push("ping"), a));
+      const list = facade.request("tools/list", {}, "list").then((a) => (order.push("list"), a));
+      const [callAnswer, pingAnswer, listAnswer] = await Promise.all([call, ping, list]);
+      assert.deepEqual(order, ["ping", "list", "call"]);
+      assert.equal(pingAnswer.id, "quick");
+      assert.equal(listAnswer.id, "list");
+      assert.equal(callAnswer.id, "slow");
+      assert.equal((callAnswer.result as Record<string, unknown>).isError, false);
+    });
+    await t.step("concurrent calls never overlap at the relay, and answers carry the right ids", async () => {
+      relay.delay(150);
+      const ids = [1, 2, 3, 4];
+      const answers = await Promise.all(
+        ids.map((id) =>
+          facade.request("tools/call", { name: "read_room", arguments: { id: `room-${id}` } }, id)
+        ),
+      );
+      for (const [i, answer] of answers.entries()) {
+        assert.equal(answer.id, ids[i]);
+        const structured =
+          (answer.result as Record<string, Record<string, Record<string, unknown>>>).structuredContent;
+        assert.equal(structured.arguments.id, `room-${ids[i]}`);
+      }
+      assert.equal(relay.maxConcurrent, 1);
+      relay.delay(0);
+    });
+  });
+});
+
+Deno.test("end of input with calls in flight: they finish, are answered, exit 0", async () => {
+  const relay = await startStrictRelay();
+  const key = newKey();
+  const facade = new Tinyagent({
+    flags: narrowFlags(relay.host),
+    args: ["mcp", "--relay", relay.url],
+    env: { TINY_PRIVATE_KEY: key.hex },
+  });
+  try {
+    relay.delay(500);
+    await facade.send({ jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "list_rooms" } });
+    await facade.send({
+      jsonrpc: "2.0",
+      id: "b",
+      method: "tools/call",
+      params: { name: "read_room", arguments: { id: "x" } },
+    });
+    await facade.send({ jsonrpc: "2.0", id: "c", method: "ping" });
+    const { code, lines } = await facade.finish();
+    assert.equal(code, 0);
+    const answers = lines.map((line) => JSON.parse(line));
+    assert.deepEqual(answers.map((a) => a.id).sort(), ["a", "b", "c"], "each request answered exactly once");
+    for (const answer of answers.filter((a) => a.id !== "c")) assert.equal(answer.result.isError, false);
+  } finally {
+    await facade.kill();
+    await relay.close();
+  }
+});
+
+Deno.test("a cancelled call still completes and is answered", async () => {
+  await withFacade(async (facade, relay) => {
+    relay.delay(300);
+    const answer = facade.request("tools/call", { name: "list_rooms" }, 99);
+    await facade.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 99 } });
+    assert.equal(((await answer).result as Record<string, unknown>).isError, false);
+    assert.equal(relay.requests.filter((r) => r.path === "/mcp").length, 2); // tools/list, then the call
+  });
+});
+
+Deno.test("input lines: 40 MiB accepted and forwarded, over 48 MiB refused, the next line answered", async (t) => {
+  await withFacade(async (facade, relay) => {
+    await t.step("a 40 MiB line is forwarded whole", async () => {
+      const big = "x".repeat(40 * 1024 * 1024);
+      // Answer with the argument's length and a large (but bounded) text, not an 80 MiB echo.
+      relay.setTool("read_file", ({ args }) => ({
+        content: [{ type: "text", text: String(args.sha256).slice(0, 100_000) }],
+        structuredContent: {
+          length: String(args.sha256).length,
+          head: String(args.sha256).slice(0, 300_000),
+        },
+        isError: false,
+      }));
+      const answer = facade.answer("big");
+      await facade.writeRaw(
+        `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"read_file","arguments":{"sha256":"${big}"}}}\n`,
+      );
+      const message = await answer;
+      const result = message.result as Record<string, unknown>;
+      assert.equal(result.isError, false);
+      const call = relay.requests.findLast((r) => r.path === "/mcp")!;
+      assert.ok(call.bodySize > 40 * 1024 * 1024, "the whole argument reached the relay");
+      const args = (call.json as { params: { arguments: { sha256: string } } }).params.arguments;
+      assert.equal(args.sha256.length, big.length);
+      // The answer comes back bounded: text cut at 64 KiB, structuredContent replaced.
+      const text = (result.content as { text: string }[])[0].text;
+      assert.ok(text.startsWith("x".repeat(65536) + "\n[truncated: 65536 of 100000 bytes shown]"));
+      assert.match(text, /\[structuredContent truncated: \d+ bytes exceeds the 262144 byte limit\]$/);
+      assert.equal((result.structuredContent as { truncated: boolean }).truncated, true);
+    });
+    await t.step(
+      "a line over 48 MiB is refused with one error naming the limit, keeping the id",
+      async () => {
+        const huge = "y".repeat(49 * 1024 * 1024);
+        const refused = facade.answer(77);
+        await facade.writeRaw(
+          `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"read_file","arguments":{"sha256":"${huge}"}},"id":77}\n`,
+        );
+        const next = facade.answer("next");
+        await facade.writeRaw('{"jsonrpc":"2.0","id":"next","method":"ping"}\n');
+        const error = (await refused).error as Record<string, unknown>;
+        assert.equal(error.code, -32600);
+        assert.match(String(error.message), /48 MiB/);
+        assert.deepEqual((await next).result, {});
+        assert.equal(facade.lines.filter((l) => l.includes('"id":77')).length, 1, "one error, once");
+      },
+    );
+  });
+});

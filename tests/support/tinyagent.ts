@@ -1,0 +1,180 @@
+// Drives the real entry point as a host would: `deno run` with the narrow
+// permission flags, JSON-RPC lines over real pipes, stderr collected.
+
+import { generateSecretKey, getPublicKey } from "nostr-tools/pure";
+import * as nip19 from "nostr-tools/nip19";
+import { bytesToHex } from "@noble/hashes/utils.js";
+
+export const ROOT = new URL("../../", import.meta.url).pathname;
+export const MAIN = `${ROOT}main.ts`;
+
+/** A fresh agent key in every form a test may look for in output. */
+export interface TestKey {
+  hex: string;
+  nsec: string;
+  pubkey: string;
+  npub: string;
+  secretKey: Uint8Array;
+}
+
+export function newKey(): TestKey {
+  const secretKey = generateSecretKey();
+  const pubkey = getPublicKey(secretKey);
+  return {
+    hex: bytesToHex(secretKey),
+    nsec: nip19.nsecEncode(secretKey),
+    pubkey,
+    npub: nip19.npubEncode(pubkey),
+    secretKey,
+  };
+}
+
+/** The narrow flags the facade runs with: the relay's host:port and the key variable, nothing else. */
+export function narrowFlags(netHost: string, keyEnv = "TINY_PRIVATE_KEY"): string[] {
+  return [`--allow-net=${netHost}`, `--allow-env=${keyEnv}`];
+}
+
+export interface SpawnOptions {
+  /** Arguments after `main.ts`. */
+  args: string[];
+  /** Deno permission flags; defaults to none. */
+  flags?: string[];
+  /** Environment added for the child (the key goes here). */
+  env?: Record<string, string>;
+}
+
+type Message = Record<string, unknown> & { id?: unknown };
+
+/** A running tinyagent child with line-level access to its stdio. */
+export class Tinyagent {
+  readonly child: Deno.ChildProcess;
+  /** Every stdout line, raw. */
+  readonly lines: string[] = [];
+  #stderr = "";
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #waiters = new Map<string, (message: Message) => void>();
+  #done: Promise<void>;
+  #nextId = 1;
+
+  constructor(options: SpawnOptions) {
+    this.child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--quiet", ...(options.flags ?? []), MAIN, ...options.args],
+      cwd: ROOT,
+      env: options.env,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.#writer = this.child.stdin.getWriter();
+    this.#done = Promise.all([this.#readStdout(), this.#readStderr()]).then(() => {});
+  }
+
+  async #readStdout(): Promise<void> {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of this.child.stdout) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let newline;
+      while ((newline = buffer.indexOf("\n")) !== -1) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        this.lines.push(line);
+        let message: Message;
+        try {
+          message = JSON.parse(line);
+        } catch {
+          continue; // The stdout test asserts every line parses; here we only route answers.
+        }
+        const key = JSON.stringify(message.id ?? null);
+        const waiter = this.#waiters.get(key);
+        if (waiter) {
+          this.#waiters.delete(key);
+          waiter(message);
+        }
+      }
+    }
+    if (buffer) this.lines.push(buffer);
+  }
+
+  async #readStderr(): Promise<void> {
+    const decoder = new TextDecoder();
+    for await (const chunk of this.child.stderr) this.#stderr += decoder.decode(chunk, { stream: true });
+  }
+
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  /** Writes raw bytes or text to stdin as they are. */
+  async writeRaw(data: string | Uint8Array): Promise<void> {
+    await this.#writer.write(typeof data === "string" ? new TextEncoder().encode(data) : data);
+  }
+
+  /** Writes one message as one line. */
+  async send(message: unknown): Promise<void> {
+    await this.writeRaw(`${JSON.stringify(message)}\n`);
+  }
+
+  /** Resolves with the first answer carrying `id` (compared as JSON). */
+  answer(id: unknown): Promise<Message> {
+    return new Promise((resolve) => this.#waiters.set(JSON.stringify(id), resolve));
+  }
+
+  /** Sends a request and waits for its answer. */
+  async request(method: string, params?: unknown, id: unknown = `r${this.#nextId++}`): Promise<Message> {
+    const answer = this.answer(id);
+    await this.send(
+      params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params },
+    );
+    return await answer;
+  }
+
+  /** Closes stdin (EOF) and waits for the process to exit. */
+  async finish(): Promise<{ code: number; lines: string[]; stderr: string }> {
+    try {
+      await this.#writer.close();
+    } catch {
+      // Already closed.
+    }
+    const status = await this.child.status;
+    await this.#done;
+    return { code: status.code, lines: this.lines, stderr: this.#stderr };
+  }
+
+  /** Ends the process without EOF (cleanup after a failed assertion). */
+  async kill(): Promise<void> {
+    try {
+      this.child.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    await this.finish().catch(() => {});
+  }
+}
+
+/** Runs tinyagent to completion with the given stdin and returns what it printed. */
+export async function runOnce(
+  options: SpawnOptions & { stdin?: string },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...(options.flags ?? []), MAIN, ...options.args],
+    cwd: ROOT,
+    env: options.env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  if (options.stdin) await writer.write(new TextEncoder().encode(options.stdin));
+  await writer.close();
+  const output = await child.output();
+  const decoder = new TextDecoder();
+  return { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr) };
+}
+
+/** Fails when any form of the key shows up in `text`. */
+export function assertNoSecret(key: TestKey, text: string, where: string): void {
+  for (const secret of [key.hex, key.hex.toUpperCase(), key.nsec]) {
+    if (text.includes(secret)) throw new Error(`the private key appears in ${where}`);
+  }
+}
