@@ -1,0 +1,424 @@
+#!/bin/sh
+# Installer for tinyagent.
+#
+#   curl -fsSL https://<host>/install.sh | sh               # latest release
+#   curl -fsSL https://<host>/install.sh | sh -s -- v1.2.3  # a given release
+#
+# Downloads the release archive for this machine, checks it against the
+# release's SHA256SUMS, and puts the `tinyagent` binary in
+# $TINYAGENT_INSTALL_DIR (default: $HOME/.local/bin). Never uses sudo and
+# never prompts.
+#
+# Environment:
+#   TINYAGENT_VERSION       version to install when no argument is given
+#                           (v1.2.3 or 1.2.3; default: the latest release)
+#   TINYAGENT_INSTALL_DIR   directory to install into (default: $HOME/.local/bin)
+#   TINYAGENT_REPO          GitHub owner/name (default: $TINYAGENT_DEFAULT_REPO)
+#   TINYAGENT_DOWNLOAD_URL  releases base URL, for mirrors
+#                           (default: https://github.com/$TINYAGENT_REPO/releases)
+#   NO_COLOR                set to anything to turn colour off
+#
+# Test hooks (for the installer's own tests; leave unset otherwise):
+#   TINYAGENT_UNAME_S            used instead of `uname -s`
+#   TINYAGENT_UNAME_M            used instead of `uname -m`
+#   TINYAGENT_PROC_TRANSLATED    used instead of `sysctl -n sysctl.proc_translated`
+#                                (1 = running under Rosetta 2)
+#
+# The whole script is made of functions and only does something on its last
+# line, so a download cut off half-way runs nothing.
+
+set -eu
+
+TINYAGENT_DEFAULT_REPO="tinyagent/tinyagent"
+TINYAGENT_RELAY_URL="https://relay.example.test"
+
+# --- output -----------------------------------------------------------------
+
+setup_colour() {
+	C_RED=""
+	C_YELLOW=""
+	C_BOLD=""
+	C_RESET=""
+	if [ -t 1 ] && [ -t 2 ] && [ -z "${NO_COLOR:-}" ] && [ "${TERM:-dumb}" != "dumb" ]; then
+		C_RED=$(printf '\033[31m')
+		C_YELLOW=$(printf '\033[33m')
+		C_BOLD=$(printf '\033[1m')
+		C_RESET=$(printf '\033[0m')
+	fi
+}
+
+# Progress and errors go to stderr; only the final summary goes to stdout.
+info() {
+	printf 'tinyagent-install: %s\n' "$*" >&2
+}
+
+warn() {
+	printf '%stinyagent-install: warning:%s %s\n' "$C_YELLOW" "$C_RESET" "$*" >&2
+}
+
+die() {
+	printf '%stinyagent-install: error:%s %s\n' "$C_RED" "$C_RESET" "$*" >&2
+	exit 1
+}
+
+usage() {
+	cat >&2 <<EOF
+usage: install.sh [VERSION]
+
+Installs tinyagent (the latest release, or VERSION such as v1.2.3) into
+\$TINYAGENT_INSTALL_DIR (default: \$HOME/.local/bin).
+EOF
+}
+
+# --- temporary files ----------------------------------------------------------
+
+TMP_DIR=""
+INSTALL_TMP=""
+
+cleanup() {
+	if [ -n "$INSTALL_TMP" ]; then
+		rm -f "$INSTALL_TMP"
+		INSTALL_TMP=""
+	fi
+	if [ -n "$TMP_DIR" ]; then
+		rm -rf "$TMP_DIR"
+		TMP_DIR=""
+	fi
+}
+
+on_signal() {
+	cleanup
+	trap - EXIT
+	exit "$1"
+}
+
+make_tmp_dir() {
+	trap cleanup EXIT
+	trap 'on_signal 129' HUP
+	trap 'on_signal 130' INT
+	trap 'on_signal 143' TERM
+	TMP_DIR=$(mktemp -d 2>/dev/null || mktemp -d -t tinyagent) ||
+		die "could not create a temporary directory"
+	[ -d "$TMP_DIR" ] || die "could not create a temporary directory"
+}
+
+# --- environment --------------------------------------------------------------
+
+has() {
+	command -v "$1" >/dev/null 2>&1
+}
+
+releases_url() {
+	base=${TINYAGENT_DOWNLOAD_URL:-https://github.com/${TINYAGENT_REPO:-$TINYAGENT_DEFAULT_REPO}/releases}
+	# Drop trailing slashes so "<base>/download/..." stays well formed.
+	while [ "${base%/}" != "$base" ]; do
+		base=${base%/}
+	done
+	printf '%s\n' "$base"
+}
+
+# Sets TARGET to the Rust-style target triple of the release asset to use.
+detect_target() {
+	os=${TINYAGENT_UNAME_S:-$(uname -s)}
+	arch=${TINYAGENT_UNAME_M:-$(uname -m)}
+
+	case $os in
+	Linux) os_part="unknown-linux-gnu" ;;
+	Darwin) os_part="apple-darwin" ;;
+	*) unsupported "$os" "$arch" ;;
+	esac
+
+	case $arch in
+	x86_64 | amd64) arch_part="x86_64" ;;
+	arm64 | aarch64) arch_part="aarch64" ;;
+	*) unsupported "$os" "$arch" ;;
+	esac
+
+	# An x86_64 shell on Apple silicon runs under Rosetta 2: use the native build.
+	if [ "$os" = "Darwin" ] && [ "$arch_part" = "x86_64" ]; then
+		translated=${TINYAGENT_PROC_TRANSLATED:-$(sysctl -n sysctl.proc_translated 2>/dev/null || true)}
+		if [ "$translated" = "1" ]; then
+			info "running under Rosetta 2; installing the native arm64 build"
+			arch_part="aarch64"
+		fi
+	fi
+
+	TARGET="${arch_part}-${os_part}"
+}
+
+unsupported() {
+	die "unsupported platform: $1/$2 (tinyagent is built for Linux and macOS on x86_64 and arm64); see $(releases_url) for the available builds"
+}
+
+# Sets DOWNLOADER to curl or wget.
+pick_downloader() {
+	if has curl; then
+		DOWNLOADER=curl
+	elif has wget; then
+		DOWNLOADER=wget
+	else
+		die "neither curl nor wget was found; install one of them and try again"
+	fi
+}
+
+# Sets SHA_TOOL to the command that prints a file's SHA-256.
+pick_sha_tool() {
+	if has sha256sum; then
+		SHA_TOOL=sha256sum
+	elif has shasum; then
+		SHA_TOOL=shasum
+	else
+		die "neither sha256sum nor shasum was found, so the download cannot be checked; install one of them (coreutils or perl) and try again"
+	fi
+}
+
+# download URL FILE
+download() {
+	case $DOWNLOADER in
+	curl) curl -fsSL --retry 2 -o "$2" "$1" ;;
+	wget) wget -q -O "$2" "$1" ;;
+	esac
+}
+
+# Prints the URL that `<base>/latest` redirects to.
+latest_redirect() {
+	case $DOWNLOADER in
+	curl) curl -sSL -o /dev/null -w '%{url_effective}' "$1" ;;
+	wget)
+		# -S prints the response headers (to stderr), and wget adds its own
+		# "Location: <url> [following]" lines: the last URL seen wins.
+		wget -S -O /dev/null "$1" 2>&1 | tr -d '\r' |
+			sed -n 's/^[[:space:]]*[Ll]ocation:[[:space:]]*\([^[:space:]]*\).*/\1/p' | tail -n 1
+		;;
+	esac
+}
+
+# --- version ------------------------------------------------------------------
+
+# normalize_version TEXT -> prints 1.2.3 for v1.2.3 / 1.2.3, or fails.
+normalize_version() {
+	v=${1#v}
+	case $v in
+	"" | *[!0-9A-Za-z.+-]*) return 1 ;;
+	esac
+	printf '%s\n' "$v" | grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$' || return 1
+	printf '%s\n' "$v"
+}
+
+# Sets VERSION.
+resolve_version() {
+	requested=${1:-${TINYAGENT_VERSION:-}}
+	if [ -n "$requested" ]; then
+		VERSION=$(normalize_version "$requested") ||
+			die "not a version: '$requested' (expected something like v1.2.3 or 1.2.3)"
+		return 0
+	fi
+
+	info "looking up the latest release at $BASE_URL/latest"
+	if ! final_url=$(latest_redirect "$BASE_URL/latest"); then
+		die "could not reach $BASE_URL/latest to find the latest release"
+	fi
+	case $final_url in
+	*/tag/*) tag=${final_url##*/tag/} ;;
+	*) die "could not find the latest release: $BASE_URL/latest did not redirect to a release tag (got '${final_url:-nothing}'); pass a version, e.g. 'sh -s -- v1.2.3'" ;;
+	esac
+	tag=${tag%%[?#]*}
+	tag=${tag%/}
+	VERSION=$(normalize_version "$tag") ||
+		die "the latest release tag '$tag' does not look like a version"
+}
+
+# --- download and check -----------------------------------------------------------
+
+# Prints the SHA-256 listed for asset $2 in sums file $1 (empty when absent).
+expected_sum() {
+	awk -v name="$2" '$2 == name || $2 == "*" name { print tolower($1); exit }' "$1"
+}
+
+actual_sum() {
+	case $SHA_TOOL in
+	sha256sum) sha256sum "$1" ;;
+	shasum) shasum -a 256 "$1" ;;
+	esac | awk '{ print tolower($1) }'
+}
+
+fetch_and_verify() {
+	ASSET="tinyagent-${VERSION}-${TARGET}.tar.gz"
+	dl_url="$BASE_URL/download/v$VERSION"
+	archive="$TMP_DIR/$ASSET"
+	sums="$TMP_DIR/SHA256SUMS"
+
+	info "downloading $dl_url/$ASSET"
+	download "$dl_url/$ASSET" "$archive" ||
+		die "could not download $dl_url/$ASSET (is v$VERSION a release with a $TARGET build? see $BASE_URL)"
+
+	download "$dl_url/SHA256SUMS" "$sums" ||
+		die "could not download $dl_url/SHA256SUMS, so the archive cannot be checked; nothing was installed"
+
+	want=$(expected_sum "$sums" "$ASSET")
+	[ -n "$want" ] ||
+		die "SHA256SUMS of v$VERSION has no checksum for $ASSET; nothing was installed"
+	case $want in
+	*[!0-9a-f]*) die "SHA256SUMS of v$VERSION has a malformed checksum for $ASSET; nothing was installed" ;;
+	esac
+	[ "${#want}" -eq 64 ] ||
+		die "SHA256SUMS of v$VERSION has a malformed checksum for $ASSET; nothing was installed"
+
+	got=$(actual_sum "$archive") || die "could not compute the checksum of $ASSET"
+	if [ "$got" != "$want" ]; then
+		die "checksum mismatch for $ASSET: expected $want, got $got; the download is corrupt or was tampered with, nothing was installed"
+	fi
+	info "checksum verified ($want)"
+
+	mkdir "$TMP_DIR/extract"
+	tar -xzf "$archive" -C "$TMP_DIR/extract" || die "could not unpack $ASSET"
+	NEW_BIN="$TMP_DIR/extract/tinyagent"
+	[ -f "$NEW_BIN" ] || die "$ASSET does not contain a tinyagent binary"
+}
+
+# --- install --------------------------------------------------------------------
+
+# Sets INSTALLED to the absolute path of the installed binary.
+install_binary() {
+	dir=${TINYAGENT_INSTALL_DIR:-}
+	if [ -z "$dir" ]; then
+		[ -n "${HOME:-}" ] || die "HOME is not set; set TINYAGENT_INSTALL_DIR to choose where to install"
+		dir="$HOME/.local/bin"
+	fi
+	mkdir -p "$dir" || die "could not create $dir"
+	INSTALL_DIR=$(cd "$dir" && pwd) || die "could not enter $dir"
+	INSTALLED="$INSTALL_DIR/tinyagent"
+	if [ -d "$INSTALLED" ]; then
+		die "$INSTALLED is a directory; remove it or choose another TINYAGENT_INSTALL_DIR"
+	fi
+
+	# Copy next to the target, then rename over it: the rename is atomic, so a
+	# running or concurrently started tinyagent never sees a half-written file.
+	INSTALL_TMP="$INSTALL_DIR/.tinyagent.install.$$"
+	cp "$NEW_BIN" "$INSTALL_TMP" || die "could not write to $INSTALL_DIR (is it writable?)"
+	chmod 755 "$INSTALL_TMP" || die "could not make $INSTALL_TMP executable"
+	mv -f "$INSTALL_TMP" "$INSTALLED" || die "could not replace $INSTALLED"
+	INSTALL_TMP=""
+	info "installed $INSTALLED"
+}
+
+# Prints a YAML scalar for $1, quoted when it needs to be.
+yaml_scalar() {
+	case $1 in
+	"" | *[!A-Za-z0-9_./-]*)
+		printf '"%s"\n' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"
+		;;
+	*) printf '%s\n' "$1" ;;
+	esac
+}
+
+# Prints $1 quoted for a POSIX shell when it needs to be.
+shell_word() {
+	case $1 in
+	"" | *[!A-Za-z0-9_./-]*)
+		printf "'%s'\n" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+		;;
+	*) printf '%s\n' "$1" ;;
+	esac
+}
+
+# Escapes $1 for use inside double quotes in a shell profile.
+dq_escape() {
+	printf '%s\n' "$1" | sed 's/[\\"$`]/\\&/g'
+}
+
+on_path() {
+	case ":${PATH:-}:" in
+	*":$1:"* | *":$1/:"*) return 0 ;;
+	esac
+	return 1
+}
+
+# Prints the name of the profile file in $HOME that the user's shell reads.
+profile_hint() {
+	case ${SHELL:-} in
+	*/zsh) printf '%s\n' .zshrc ;;
+	*/fish) printf '%s\n' .config/fish/config.fish ;;
+	*/bash)
+		if [ "${os:-}" = "Darwin" ]; then
+			printf '%s\n' .bash_profile
+		else
+			printf '%s\n' .bashrc
+		fi
+		;;
+	*) printf '%s\n' .profile ;;
+	esac
+}
+
+print_summary() {
+	printf '\n%stinyagent %s installed to %s%s\n' "$C_BOLD" "$VERSION" "$INSTALLED" "$C_RESET"
+
+	if ! on_path "$INSTALL_DIR"; then
+		shown_dir=$(dq_escape "$INSTALL_DIR")
+		if [ -n "${HOME:-}" ]; then
+			case $INSTALL_DIR in
+			"$HOME"/*) shown_dir="\$HOME/$(dq_escape "${INSTALL_DIR#"$HOME"/}")" ;;
+			esac
+		fi
+		printf '\n%s is not on your PATH. Add this line to ~/%s (or your shell'"'"'s profile):\n\n' \
+			"$INSTALL_DIR" "$(profile_hint)"
+		case ${SHELL:-} in
+		*/fish) printf '  fish_add_path "%s"\n' "$shown_dir" ;;
+		*) printf '  export PATH="%s:%s"\n' "$shown_dir" "\$PATH" ;;
+		esac
+		printf '\nthen open a new terminal.\n'
+	fi
+
+	printf '\nTo use it from Hermes, add this to your Hermes config:\n\n'
+	printf 'mcp_servers:\n'
+	printf '  tiny:\n'
+	printf '    command: %s\n' "$(yaml_scalar "$INSTALLED")"
+	printf '    args: ["mcp", "--relay", "%s"]\n' "$TINYAGENT_RELAY_URL"
+	printf '    env:\n'
+	printf '      TINY_PRIVATE_KEY: "%s"\n' "\${TINY_PRIVATE_KEY}"
+	printf '\nCreate a key with:\n\n'
+	printf '  %s keygen >> ~/.hermes/.env\n\n' "$(shell_word "$INSTALLED")"
+}
+
+check_installed() {
+	if ! VERSION_OUTPUT=$("$INSTALLED" --version 2>&1); then
+		die "installed $INSTALLED, but '$INSTALLED --version' failed: $VERSION_OUTPUT"
+	fi
+	case $VERSION_OUTPUT in
+	*"$VERSION"*) ;;
+	*) warn "expected version $VERSION, but '$INSTALLED --version' printed: $VERSION_OUTPUT" ;;
+	esac
+}
+
+# --- main ---------------------------------------------------------------------
+
+main() {
+	setup_colour
+	case ${1:-} in
+	-h | --help)
+		usage
+		exit 0
+		;;
+	esac
+	if [ "$#" -gt 1 ]; then
+		usage
+		die "expected at most one argument (a version), got $#"
+	fi
+
+	BASE_URL=$(releases_url)
+	detect_target
+	pick_downloader
+	pick_sha_tool
+	has tar || die "tar was not found; install it and try again"
+	resolve_version "${1:-}"
+	info "installing tinyagent $VERSION for $TARGET"
+
+	make_tmp_dir
+	fetch_and_verify
+	install_binary
+	check_installed
+	print_summary
+	printf '%s\n' "$VERSION_OUTPUT"
+}
+
+main "$@"
