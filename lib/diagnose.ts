@@ -340,7 +340,7 @@ export function buildReport(
     const changes: { rooms?: string[]; kinds?: number[] } = {};
     if (missing.rooms.length > 0) changes.rooms = missing.rooms;
     if (missing.kinds.length > 0) changes.kinds = missing.kinds;
-    report.request_grant = { reason: `I need to use ${listText(missing)} for my work.`, changes };
+    report.request_grant = { reason: `I need ${listText(missing)} for my current task.`, changes };
     report.verdict = "needs-grant";
     report.advice = `the grant lacks ${listText(missing)}: call request_grant with ` +
       `${

@@ -35,12 +35,35 @@ export function narrowFlags(netHost: string, keyEnv = "TINY_PRIVATE_KEY"): strin
 }
 
 export interface SpawnOptions {
-  /** Arguments after `main.ts`. */
+  /** Arguments after `main.ts` (or after the binary). */
   args: string[];
+  /** A compiled tinyagent binary to run instead of `deno run main.ts` (flags are then ignored). */
+  bin?: string;
   /** Deno permission flags; defaults to none. */
   flags?: string[];
   /** Environment added for the child (the key goes here). */
   env?: Record<string, string>;
+}
+
+/** The program and arguments that start tinyagent: `deno run <flags> main.ts …` or a compiled binary. */
+export function commandLine(options: SpawnOptions): { program: string; args: string[] } {
+  if (options.bin) return { program: options.bin, args: options.args };
+  return {
+    program: Deno.execPath(),
+    args: ["run", "--quiet", ...(options.flags ?? []), MAIN, ...options.args],
+  };
+}
+
+function spawn(options: SpawnOptions): Deno.ChildProcess {
+  const { program, args } = commandLine(options);
+  return new Deno.Command(program, {
+    args,
+    cwd: ROOT,
+    env: options.env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
 }
 
 type Message = Record<string, unknown> & { id?: unknown };
@@ -57,14 +80,7 @@ export class Tinyagent {
   #nextId = 1;
 
   constructor(options: SpawnOptions) {
-    this.child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--quiet", ...(options.flags ?? []), MAIN, ...options.args],
-      cwd: ROOT,
-      env: options.env,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    this.child = spawn(options);
     this.#writer = this.child.stdin.getWriter();
     this.#done = Promise.all([this.#readStdout(), this.#readStderr()]).then(() => {});
   }
@@ -156,14 +172,7 @@ export class Tinyagent {
 export async function runOnce(
   options: SpawnOptions & { stdin?: string },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...(options.flags ?? []), MAIN, ...options.args],
-    cwd: ROOT,
-    env: options.env,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawn(options);
   const writer = child.stdin.getWriter();
   if (options.stdin) await writer.write(new TextEncoder().encode(options.stdin));
   await writer.close();
