@@ -129,10 +129,8 @@ function parse(
     return { values };
   } catch (error) {
     // node:util names the offending flag; drop its long hints.
-    throw new UsageError(
-      (error as Error).message.split(". ")[0].replace(/^Unknown option/, "unknown flag"),
-      topic,
-    );
+    const first = (error as Error).message.split(/\.\s/)[0].replace(/\.$/, "");
+    throw new UsageError(first.replace(/^Unknown option/, "unknown flag"), topic);
   }
 }
 

@@ -221,7 +221,7 @@ export function buildReport(
     const failed = { status: "fail" as const, class: c.class, detail: c.message, http_status: c.status };
     if (c.class === "transport") {
       checks.reachability = { status: "fail", detail: c.message, http_status: c.status };
-      checks.authentication = { ...SKIPPED, detail: "not checked: no usable answer" };
+      checks.authentication = failed;
       report.verdict = "unreachable";
       report.advice =
         `the relay at ${relayBase} gave no usable answer (${c.message}): check --relay, the network ` +

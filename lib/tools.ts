@@ -72,7 +72,8 @@ export function publishesKind(tool: string, kind: number): boolean {
  * Without `--tools`: the read tools, plus the write tools with writes allowed.
  * With `--tools`: the named tools in the order given, duplicates dropped; an
  * unknown name or a write tool without `--allow-writes` is an error naming it.
- * `tiny_diagnose` is always offered, so naming it is accepted and ignored.
+ * `tiny_diagnose` belongs to neither list: it is always offered, so naming it
+ * is an error that says so.
  */
 export function resolveExposure(
   tools: readonly string[] | undefined,
@@ -84,7 +85,10 @@ export function resolveExposure(
   const names: string[] = [];
   if (tools.length === 0) return { ok: false, error: "--tools names no tool" };
   for (const name of tools) {
-    if (name === DIAGNOSE_TOOL || names.includes(name)) continue;
+    if (name === DIAGNOSE_TOOL) {
+      return { ok: false, error: `--tools: ${DIAGNOSE_TOOL} is always offered; leave it out of --tools` };
+    }
+    if (names.includes(name)) continue;
     if (isWriteTool(name)) {
       if (!allowWrites) {
         return { ok: false, error: `--tools: ${name} publishes events; add --allow-writes to expose it` };

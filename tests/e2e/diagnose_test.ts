@@ -193,7 +193,8 @@ const ROWS: Row[] = [
     fault: { status: 500, body: "oops", contentType: "text/plain" },
     verdict: "unreachable",
     exit: 3,
-    authentication: "skip",
+    authentication: "fail",
+    class: "transport",
     advice: /HTTP 500/,
   },
   {
@@ -201,7 +202,8 @@ const ROWS: Row[] = [
     fault: { drop: true },
     verdict: "unreachable",
     exit: 3,
-    authentication: "skip",
+    authentication: "fail",
+    class: "transport",
     advice: /no usable answer/,
   },
   {
@@ -209,7 +211,8 @@ const ROWS: Row[] = [
     fault: { status: 200, body: "{nope" },
     verdict: "unreachable",
     exit: 3,
-    authentication: "skip",
+    authentication: "fail",
+    class: "transport",
     advice: /not a valid result/,
   },
 ];

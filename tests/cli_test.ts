@@ -1,0 +1,235 @@
+// The command line: `tinyagent mcp`, `diagnose`, `keygen`, `whoami`, help
+// and version. Pure argv in, a command or a UsageError out.
+
+import assert from "node:assert/strict";
+import { type Command, parseCommand, USAGE, UsageError } from "../lib/cli.ts";
+
+const RELAY = "https://relay.example.test/r/acme";
+
+const READ = [
+  "list_repositories",
+  "read_repository",
+  "list_issues",
+  "read_issue",
+  "list_pull_requests",
+  "read_pull_request",
+  "list_files",
+  "read_file",
+  "read_attachment",
+  "list_rooms",
+  "read_room",
+  "read_thread",
+  "list_wiki",
+  "read_wiki_page",
+  "list_jobs",
+  "read_job",
+  "read_status",
+];
+
+function mcp(...flags: string[]): Extract<Command, { command: "mcp" }> {
+  const command = parseCommand(["mcp", ...flags]);
+  assert.equal(command.command, "mcp");
+  return command as Extract<Command, { command: "mcp" }>;
+}
+
+function diagnose(...flags: string[]): Extract<Command, { command: "diagnose" }> {
+  const command = parseCommand(["diagnose", ...flags]);
+  assert.equal(command.command, "diagnose");
+  return command as Extract<Command, { command: "diagnose" }>;
+}
+
+/** Asserts argv is a usage error for `topic` whose message matches `message`. */
+function usageError(argv: string[], topic: string, message: RegExp): UsageError {
+  let caught: unknown;
+  try {
+    parseCommand(argv);
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof UsageError, `expected a UsageError for ${JSON.stringify(argv)}, got ${caught}`);
+  assert.equal(caught.topic, topic, JSON.stringify(argv));
+  assert.match(caught.message, message, JSON.stringify(argv));
+  return caught;
+}
+
+Deno.test("mcp: defaults", () => {
+  const command = mcp("--relay", RELAY);
+  assert.equal(command.relay.base, RELAY);
+  assert.equal(command.relay.mcpUrl, `${RELAY}/mcp`);
+  assert.equal(command.keyEnv, "TINY_PRIVATE_KEY");
+  assert.deepEqual(command.exposed, READ);
+  assert.equal(command.allowWrites, false);
+  assert.equal(command.timeoutMs, 120_000);
+});
+
+Deno.test("mcp: each flag", async (t) => {
+  await t.step("--relay with = and a trailing slash", () => {
+    assert.equal(mcp(`--relay=${RELAY}/`).relay.base, RELAY);
+  });
+  await t.step("--key-env", () => {
+    assert.equal(mcp("--relay", RELAY, "--key-env", "MY_AGENT_KEY").keyEnv, "MY_AGENT_KEY");
+    assert.equal(mcp("--relay", RELAY, "--key-env=_k2").keyEnv, "_k2");
+  });
+  await t.step("--allow-writes adds the write tools after the read tools", () => {
+    const command = mcp("--relay", RELAY, "--allow-writes");
+    assert.equal(command.allowWrites, true);
+    assert.equal(command.exposed.length, 35);
+    assert.deepEqual(command.exposed.slice(0, 17), READ);
+    assert.equal(command.exposed[17], "create_issue");
+    assert.equal(command.exposed[34], "cancel_job");
+  });
+  await t.step("--tools keeps the order, drops duplicates and blanks", () => {
+    const command = mcp("--relay", RELAY, "--tools", " read_status, list_rooms,,read_status ,read_room");
+    assert.deepEqual(command.exposed, ["read_status", "list_rooms", "read_room"]);
+  });
+  await t.step("--tools with a write tool needs --allow-writes, in either order", () => {
+    assert.deepEqual(
+      mcp("--allow-writes", "--tools", "post_message,read_room", "--relay", RELAY).exposed,
+      ["post_message", "read_room"],
+    );
+    usageError(["mcp", "--relay", RELAY, "--tools", "read_room,post_message"], "mcp", /post_message/);
+  });
+  await t.step("--tools with an unknown tool names it", () => {
+    usageError(["mcp", "--relay", RELAY, "--tools", "read_room,publish_event"], "mcp", /publish_event/);
+    usageError(["mcp", "--relay", RELAY, "--tools", "frobnicate", "--allow-writes"], "mcp", /frobnicate/);
+  });
+  await t.step("--tools naming nothing is an error", () => {
+    usageError(["mcp", "--relay", RELAY, "--tools", ""], "mcp", /--tools/);
+    usageError(["mcp", "--relay", RELAY, "--tools", " , ,"], "mcp", /--tools/);
+  });
+});
+
+Deno.test("--timeout", async (t) => {
+  const valid: [string, number][] = [["30", 30_000], ["0.5", 500], ["1", 1000], ["3600", 3_600_000], [
+    "2.25",
+    2250,
+  ]];
+  for (const [value, ms] of valid) {
+    await t.step(`valid: ${value}`, () => {
+      assert.equal(mcp("--relay", RELAY, "--timeout", value).timeoutMs, ms);
+      assert.equal(diagnose("--relay", RELAY, `--timeout=${value}`).timeoutMs, ms);
+    });
+  }
+  for (const value of ["0", "0.0", "3601", "-1", "abc", "", "10s", "Infinity", "NaN"]) {
+    await t.step(`invalid: ${JSON.stringify(value)}`, () => {
+      usageError(["mcp", "--relay", RELAY, `--timeout=${value}`], "mcp", /--timeout/);
+      usageError(["diagnose", "--relay", RELAY, `--timeout=${value}`], "diagnose", /--timeout/);
+    });
+  }
+  await t.step("a value that looks like a flag is refused", () => {
+    usageError(["mcp", "--relay", RELAY, "--timeout", "-1"], "mcp", /--timeout/);
+  });
+});
+
+Deno.test("usage errors", async (t) => {
+  await t.step("an unknown flag names it", () => {
+    usageError(["mcp", "--relay", RELAY, "--bogus"], "mcp", /--bogus/);
+    usageError(["diagnose", "--relay", RELAY, "--allow-writes"], "diagnose", /--allow-writes/);
+    usageError(["keygen", "--relay", RELAY], "keygen", /--relay/);
+    usageError(["whoami", "--json"], "whoami", /--json/);
+  });
+  await t.step("an extra positional argument is refused", () => {
+    usageError(["mcp", "--relay", RELAY, "extra"], "mcp", /extra/);
+    usageError(["diagnose", "--relay", RELAY, "extra"], "diagnose", /extra/);
+    usageError(["keygen", "extra"], "keygen", /extra/);
+    usageError(["whoami", "extra"], "whoami", /extra/);
+  });
+  await t.step("the private key is never a flag", () => {
+    usageError(["mcp", "--relay", RELAY, "--key", "a".repeat(64)], "mcp", /--key/);
+  });
+  await t.step("--relay is required", () => {
+    usageError(["mcp"], "mcp", /--relay/);
+    usageError(["mcp", "--allow-writes"], "mcp", /--relay/);
+    usageError(["diagnose"], "diagnose", /--relay/);
+  });
+  await t.step("an invalid --relay is refused with the endpoint's reason", () => {
+    usageError(["mcp", "--relay", "ftp://relay.example.test"], "mcp", /--relay/);
+    usageError(["diagnose", "--relay", "https://relay.example.test/?x=1"], "diagnose", /query/);
+  });
+  await t.step("--key-env must be an environment variable name", () => {
+    for (const name of ["1KEY", "MY-KEY", "MY KEY", "", "KEY=x", "$KEY", "${KEY}"]) {
+      usageError(["mcp", "--relay", RELAY, `--key-env=${name}`], "mcp", /--key-env/);
+      usageError(["diagnose", "--relay", RELAY, `--key-env=${name}`], "diagnose", /--key-env/);
+      usageError(["whoami", `--key-env=${name}`], "whoami", /--key-env/);
+    }
+  });
+  await t.step("an unknown command names it", () => {
+    usageError(["serve"], "main", /serve/);
+  });
+});
+
+Deno.test("help and version", async (t) => {
+  await t.step("top-level help", () => {
+    for (const argv of [[], ["--help"], ["-h"], ["help"]]) {
+      assert.deepEqual(parseCommand(argv), { command: "help", topic: "main" }, JSON.stringify(argv));
+    }
+  });
+  await t.step("--help for each command, even without --relay", () => {
+    for (const topic of ["mcp", "diagnose", "keygen", "whoami"] as const) {
+      for (const flag of ["--help", "-h"]) {
+        assert.deepEqual(parseCommand([topic, flag]), { command: "help", topic }, `${topic} ${flag}`);
+      }
+    }
+    assert.deepEqual(parseCommand(["mcp", "--relay", RELAY, "--help"]), { command: "help", topic: "mcp" });
+  });
+  await t.step("each help text exists and documents its flags", () => {
+    for (const flag of ["--relay", "--key-env", "--tools", "--allow-writes", "--timeout"]) {
+      assert.ok(USAGE.mcp.includes(flag), `mcp help mentions ${flag}`);
+    }
+    for (const flag of ["--relay", "--key-env", "--rooms", "--kinds", "--json", "--timeout"]) {
+      assert.ok(USAGE.diagnose.includes(flag), `diagnose help mentions ${flag}`);
+    }
+    assert.match(USAGE.diagnose, /0 ok.*2.*3/s);
+    assert.match(USAGE.keygen, /keygen/);
+    assert.match(USAGE.whoami, /--key-env/);
+    for (const command of ["mcp", "diagnose", "keygen", "whoami"]) assert.ok(USAGE.main.includes(command));
+  });
+  await t.step("--version", () => {
+    for (const argv of [["--version"], ["-V"], ["version"]]) {
+      assert.deepEqual(parseCommand(argv), { command: "version" });
+    }
+  });
+  await t.step("keygen and whoami", () => {
+    assert.deepEqual(parseCommand(["keygen"]), { command: "keygen" });
+    assert.deepEqual(parseCommand(["whoami"]), { command: "whoami", keyEnv: "TINY_PRIVATE_KEY" });
+    assert.deepEqual(parseCommand(["whoami", "--key-env", "AGENT_KEY"]), {
+      command: "whoami",
+      keyEnv: "AGENT_KEY",
+    });
+  });
+});
+
+Deno.test("diagnose", async (t) => {
+  await t.step("defaults", () => {
+    const command = diagnose("--relay", RELAY);
+    assert.equal(command.relay.manageUrl, `${RELAY}/manage/rpc`);
+    assert.equal(command.keyEnv, "TINY_PRIVATE_KEY");
+    assert.deepEqual(command.rooms, []);
+    assert.deepEqual(command.kinds, []);
+    assert.equal(command.json, false);
+    assert.equal(command.timeoutMs, 120_000);
+  });
+  await t.step("--rooms, --kinds, --json, --key-env", () => {
+    const command = diagnose(
+      "--relay",
+      RELAY,
+      "--rooms",
+      "general, ops,,",
+      "--kinds",
+      "9, 11,0,65535",
+      "--json",
+      "--key-env",
+      "AGENT",
+    );
+    assert.deepEqual(command.rooms, ["general", "ops"]);
+    assert.deepEqual(command.kinds, [9, 11, 0, 65535]);
+    assert.equal(command.json, true);
+    assert.equal(command.keyEnv, "AGENT");
+  });
+  await t.step("--kinds validation names the flag and the bad value", () => {
+    for (const bad of ["70000", "65536", "-1", "x", "9.5", "1e3", "0x10"]) {
+      const error = usageError(["diagnose", "--relay", RELAY, `--kinds=9,${bad}`], "diagnose", /--kinds/);
+      assert.ok(error.message.includes(bad), `${bad}: ${error.message}`);
+    }
+  });
+});

@@ -1,0 +1,279 @@
+// Host protocol (facade.md, "Host protocol"): one JSON-RPC 2.0 message per
+// line, answered by answerLine with a fake tool provider.
+
+import assert from "node:assert/strict";
+import config from "../deno.json" with { type: "json" };
+import type { CallOutcome } from "../lib/facade.ts";
+import { answerLine, negotiateVersion, type ToolProvider } from "../lib/host.ts";
+import type { ToolEntry } from "../lib/tools.ts";
+
+const VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+const FALLBACK = "2025-06-18";
+
+class FakeTools implements ToolProvider {
+  listCalls = 0;
+  callParams: unknown[] = [];
+  constructor(
+    readonly table: ToolEntry[] = [{ name: "read_room", inputSchema: { type: "object" } }],
+    readonly outcome: CallOutcome = { result: { content: [{ type: "text", text: "done" }], isError: false } },
+  ) {}
+  listTools(): Promise<ToolEntry[]> {
+    this.listCalls++;
+    return Promise.resolve(this.table);
+  }
+  callTool(params: unknown): Promise<CallOutcome> {
+    this.callParams.push(params);
+    return Promise.resolve(this.outcome);
+  }
+}
+
+function line(message: unknown): string {
+  return JSON.stringify(message);
+}
+
+type Answer = {
+  jsonrpc: string;
+  id: unknown;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+};
+
+async function answer(text: string, tools: ToolProvider = new FakeTools()): Promise<Answer> {
+  const out = await answerLine(text, tools);
+  assert.notEqual(out, undefined, `expected an answer to ${text}`);
+  // Whatever is answered must survive the trip to stdout as JSON.
+  assert.deepEqual(JSON.parse(JSON.stringify(out)), out);
+  return out as Answer;
+}
+
+function initialize(params?: unknown, id: unknown = 1): string {
+  const message: Record<string, unknown> = { jsonrpc: "2.0", id, method: "initialize" };
+  if (params !== undefined) message.params = params;
+  return line(message);
+}
+
+Deno.test("initialize", async (t) => {
+  for (const version of VERSIONS) {
+    await t.step(`echoes ${version}`, async () => {
+      const out = await answer(initialize({ protocolVersion: version, capabilities: {}, clientInfo: {} }));
+      assert.deepEqual(out, {
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          protocolVersion: version,
+          capabilities: { tools: {} },
+          serverInfo: { name: "tinyagent", version: config.version },
+        },
+      });
+    });
+  }
+  const others: [string, unknown][] = [
+    ["the relay's own revision", { protocolVersion: "2026-07-28" }],
+    ["an unknown date", { protocolVersion: "2099-01-01" }],
+    ["an empty string", { protocolVersion: "" }],
+    ["a near miss", { protocolVersion: "2025-06-18 " }],
+    ["a number", { protocolVersion: 20250618 }],
+    ["null", { protocolVersion: null }],
+    ["an array of versions", { protocolVersion: ["2024-11-05"] }],
+    ["missing", { capabilities: {} }],
+    ["no params", undefined],
+    ["params as an array", ["2024-11-05"]],
+  ];
+  for (const [name, params] of others) {
+    await t.step(`answers ${FALLBACK} when protocolVersion is ${name}`, async () => {
+      const out = await answer(initialize(params));
+      assert.equal(out.result?.protocolVersion, FALLBACK);
+      assert.deepEqual(out.result?.capabilities, { tools: {} });
+      assert.deepEqual(out.result?.serverInfo, { name: "tinyagent", version: config.version });
+    });
+  }
+  await t.step("negotiateVersion directly", () => {
+    for (const version of VERSIONS) assert.equal(negotiateVersion(version), version);
+    for (const other of [undefined, null, 1, "2026-07-28", {}, "2024-11-5"]) {
+      assert.equal(negotiateVersion(other), FALLBACK);
+    }
+  });
+  await t.step("does not touch the relay", async () => {
+    const tools = new FakeTools();
+    await answer(initialize({ protocolVersion: "2025-06-18" }), tools);
+    assert.equal(tools.listCalls, 0);
+    assert.equal(tools.callParams.length, 0);
+  });
+});
+
+Deno.test("ping answers {}", async () => {
+  assert.deepEqual(await answer(line({ jsonrpc: "2.0", id: 9, method: "ping" })), {
+    jsonrpc: "2.0",
+    id: 9,
+    result: {},
+  });
+  assert.deepEqual(
+    (await answer(line({ jsonrpc: "2.0", id: "p", method: "ping", params: {} }))).result,
+    {},
+  );
+});
+
+Deno.test("notifications get no answer, whatever the method", async () => {
+  const tools = new FakeTools();
+  for (
+    const method of [
+      "notifications/initialized",
+      "notifications/cancelled",
+      "notifications/progress",
+      "notifications/roots/list_changed",
+      "notifications/unknown",
+      "initialize",
+      "ping",
+      "tools/list",
+      "tools/call",
+      "no/such/method",
+    ]
+  ) {
+    const out = await answerLine(
+      line({ jsonrpc: "2.0", method, params: { requestId: 1, name: "read_room" } }),
+      tools,
+    );
+    assert.equal(out, undefined, method);
+  }
+  assert.equal(tools.listCalls, 0, "a notification never reaches the tool provider");
+  assert.equal(tools.callParams.length, 0, "a notification never reaches the tool provider");
+});
+
+Deno.test("an unknown method is -32601", async () => {
+  for (const method of ["resources/list", "prompts/list", "initialized", "tools/invoke", "server/discover"]) {
+    const out = await answer(line({ jsonrpc: "2.0", id: 4, method }));
+    assert.equal(out.id, 4);
+    assert.equal(out.error?.code, -32601, method);
+    assert.equal(out.result, undefined);
+  }
+});
+
+Deno.test("a line that is not one JSON object is -32700 with id null", async () => {
+  for (
+    const text of [
+      "garbage",
+      "{",
+      '{"jsonrpc":"2.0","id":1,"method":"ping"',
+      '{"jsonrpc":"2.0","id":1,"method":"ping"} trailing',
+      "[]",
+      "[1]",
+      line([{ jsonrpc: "2.0", id: 1, method: "ping" }]),
+      "1",
+      "-5",
+      '"a string"',
+      "null",
+      "true",
+    ]
+  ) {
+    const out = await answer(text);
+    assert.equal(out.jsonrpc, "2.0");
+    assert.equal(out.id, null, text);
+    assert.equal(out.error?.code, -32700, text);
+  }
+});
+
+Deno.test("an invalid request is -32600", async (t) => {
+  await t.step('jsonrpc missing or not "2.0"', async () => {
+    for (const jsonrpc of [undefined, "1.0", "2", 2, 2.0, null]) {
+      const message: Record<string, unknown> = { id: 3, method: "ping" };
+      if (jsonrpc !== undefined) message.jsonrpc = jsonrpc;
+      const out = await answer(line(message));
+      assert.equal(out.error?.code, -32600, JSON.stringify(jsonrpc));
+      assert.equal(out.id, 3);
+    }
+  });
+  await t.step("method missing or not a string", async () => {
+    for (const method of [undefined, 5, null, ["ping"], { name: "ping" }]) {
+      const message: Record<string, unknown> = { jsonrpc: "2.0", id: 3 };
+      if (method !== undefined) message.method = method;
+      const out = await answer(line(message));
+      assert.equal(out.error?.code, -32600, JSON.stringify(method));
+      assert.equal(out.id, 3);
+    }
+  });
+  await t.step("params that are neither object nor array", async () => {
+    for (const params of [5, "x", true, null]) {
+      const out = await answer(line({ jsonrpc: "2.0", id: 3, method: "ping", params }));
+      assert.equal(out.error?.code, -32600, JSON.stringify(params));
+    }
+  });
+  await t.step("an id that is neither string nor number answers with id null", async () => {
+    for (const id of [null, true, { a: 1 }, [1]]) {
+      const out = await answer(line({ jsonrpc: "2.0", id, method: "ping" }));
+      assert.equal(out.error?.code, -32600, JSON.stringify(id));
+      assert.equal(out.id, null);
+    }
+  });
+});
+
+Deno.test("ids are echoed exactly", async (t) => {
+  for (const id of [0, -5, "abc", 1.5, "", "0", 9007199254740991, "ünïcødé 😀", 1e-7]) {
+    await t.step(JSON.stringify(id), async () => {
+      const tools = new FakeTools();
+      for (
+        const method of [
+          "ping",
+          "initialize",
+          "tools/list",
+          "tools/call",
+          "no/such",
+        ]
+      ) {
+        const out = await answer(line({ jsonrpc: "2.0", id, method, params: { name: "read_room" } }), tools);
+        assert.ok(Object.is(out.id, id), `${method}: ${JSON.stringify(out.id)} for ${JSON.stringify(id)}`);
+      }
+      // And the text written to stdout carries the same id.
+      const written = JSON.stringify(await answerLine(line({ jsonrpc: "2.0", id, method: "ping" }), tools));
+      assert.ok(Object.is(JSON.parse(written).id, id));
+    });
+  }
+});
+
+Deno.test("blank lines and stray responses get no answer", async () => {
+  const tools = new FakeTools();
+  for (const text of ["", " ", "\t", "\r", "  \r"]) {
+    assert.equal(await answerLine(text, tools), undefined, JSON.stringify(text));
+  }
+  for (
+    const message of [
+      { jsonrpc: "2.0", id: 1, result: {} },
+      { jsonrpc: "2.0", id: "x", result: { roots: [] } },
+      { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "no" } },
+      { jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse" } },
+    ]
+  ) {
+    assert.equal(await answerLine(line(message), tools), undefined, line(message));
+  }
+  assert.equal(tools.callParams.length + tools.listCalls, 0);
+});
+
+Deno.test("tools/list and tools/call go to the provider", async (t) => {
+  await t.step("tools/list answers the provider's table", async () => {
+    const table: ToolEntry[] = [
+      { name: "read_room", inputSchema: { type: "object" } },
+      { name: "tiny_diagnose", inputSchema: { type: "object" } },
+    ];
+    const tools = new FakeTools(table);
+    const out = await answer(line({ jsonrpc: "2.0", id: 2, method: "tools/list" }), tools);
+    assert.deepEqual(out, { jsonrpc: "2.0", id: 2, result: { tools: table } });
+    assert.equal(tools.listCalls, 1);
+  });
+  await t.step("a result outcome becomes a JSON-RPC result", async () => {
+    const result = { content: [{ type: "text", text: "relay: boom" }], isError: true };
+    const tools = new FakeTools(undefined, { result });
+    const params = { name: "read_room", arguments: { room: "general" }, _meta: { progressToken: 1 } };
+    const out = await answer(line({ jsonrpc: "2.0", id: 5, method: "tools/call", params }), tools);
+    assert.deepEqual(out, { jsonrpc: "2.0", id: 5, result });
+    assert.deepEqual(tools.callParams, [params], "the provider receives the params as sent");
+  });
+  await t.step("an error outcome becomes a JSON-RPC error", async () => {
+    const error = { code: -32602, message: "Unknown tool: publish_event" };
+    const tools = new FakeTools(undefined, { error });
+    const out = await answer(
+      line({ jsonrpc: "2.0", id: "c", method: "tools/call", params: { name: "publish_event" } }),
+      tools,
+    );
+    assert.ok(!("result" in out));
+    assert.deepEqual(out, { jsonrpc: "2.0", id: "c", error });
+  });
+});

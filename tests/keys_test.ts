@@ -1,0 +1,136 @@
+// The agent key (`--key-env`): hex or nsec from one variable; every refusal
+// names the variable and never echoes its value.
+
+import assert from "node:assert/strict";
+import * as nip19 from "nostr-tools/nip19";
+import { parseKey } from "../lib/keys.ts";
+
+// Private keys 1, 2 and 3: their public keys are the x coordinates of G, 2G
+// and 3G on secp256k1, known independently of any library.
+const KNOWN: [string, string][] = [
+  [
+    "0000000000000000000000000000000000000000000000000000000000000001",
+    "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798",
+  ],
+  [
+    "0000000000000000000000000000000000000000000000000000000000000002",
+    "c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5",
+  ],
+  [
+    "0000000000000000000000000000000000000000000000000000000000000003",
+    "f9308a019258c31049344f85f89d5229b531c845836f99b08601f113bce036f9",
+  ],
+];
+
+const MIXED_CASE = "7f3A9c1E5b2D8f4a6C0e1B3d5F7a9C2e4B6d8F0a1C3e5B7d9F2a4C6e8B0d1F3a";
+
+function hexBytes(hex: string): Uint8Array {
+  return Uint8Array.from(hex.match(/../g)!.map((pair) => parseInt(pair, 16)));
+}
+
+function ok(value: string | undefined, variable = "TINY_PRIVATE_KEY") {
+  const result = parseKey(value, variable);
+  assert.ok(result.ok, `expected a key, got ${JSON.stringify(result)}`);
+  return result.key;
+}
+
+Deno.test("accepted keys", async (t) => {
+  await t.step("64 lowercase hex characters give the known public key", () => {
+    for (const [secret, pubkey] of KNOWN) {
+      const key = ok(secret);
+      assert.equal(key.pubkey, pubkey);
+      assert.deepEqual(key.secretKey, hexBytes(secret));
+      assert.equal(key.npub, nip19.npubEncode(pubkey));
+      assert.deepEqual(nip19.decode(key.npub), { type: "npub", data: pubkey });
+    }
+  });
+  await t.step("uppercase and mixed-case hex give the same key as lowercase", () => {
+    const lower = ok(MIXED_CASE.toLowerCase());
+    for (const variant of [MIXED_CASE, MIXED_CASE.toUpperCase()]) {
+      const key = ok(variant);
+      assert.equal(key.pubkey, lower.pubkey);
+      assert.deepEqual(key.secretKey, lower.secretKey);
+    }
+    assert.equal(ok(KNOWN[0][0].toUpperCase()).pubkey, KNOWN[0][1]);
+  });
+  await t.step("nsec yields the same public key as the hex form", () => {
+    for (const [secret, pubkey] of KNOWN) {
+      const nsec = nip19.nsecEncode(hexBytes(secret));
+      const key = ok(nsec);
+      assert.equal(key.pubkey, pubkey);
+      assert.deepEqual(key.secretKey, hexBytes(secret));
+    }
+    const lower = ok(MIXED_CASE.toLowerCase());
+    assert.equal(ok(nip19.nsecEncode(hexBytes(MIXED_CASE.toLowerCase()))).pubkey, lower.pubkey);
+  });
+  await t.step("surrounding whitespace (a trailing newline from a .env file) is ignored", () => {
+    assert.equal(ok(`  ${KNOWN[0][0]}\n`).pubkey, KNOWN[0][1]);
+    assert.equal(ok(`\t${nip19.nsecEncode(hexBytes(KNOWN[1][0]))}\r\n`).pubkey, KNOWN[1][1]);
+  });
+});
+
+/** Values that are not a usable key, and why. */
+const npubOfKey1 = nip19.npubEncode(KNOWN[0][1]);
+const nsecOfKey1 = nip19.nsecEncode(hexBytes(KNOWN[0][0]));
+const REFUSED: [string, string | undefined][] = [
+  ["unset", undefined],
+  ["empty", ""],
+  ["spaces", "    "],
+  ["whitespace", "\t\n \r\n"],
+  ["Hermes placeholder for the default variable", "${TINY_PRIVATE_KEY}"],
+  ["Hermes placeholder for another variable", "${OTHER_AGENT_KEY}"],
+  ["placeholder with spaces around", "  ${TINY_PRIVATE_KEY}  "],
+  ["unterminated placeholder", "${TINY_PRIVATE_KEY"],
+  ["63 hex characters", "7c3e9b1d5f2a4c6e8b0d1f3a5c7e9b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3"],
+  ["65 hex characters", "7c3e9b1d5f2a4c6e8b0d1f3a5c7e9b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5"],
+  ["0x-prefixed hex", "0x" + "7c3e9b1d5f2a4c6e8b0d1f3a5c7e9b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e"],
+  ["hex with an inner space", "7c3e9b1d5f2a4c6e8b0d1f3a5c7e9b2d 4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e"],
+  ["64 characters, not all hex", "7c3e9b1d5f2a4c6e8b0d1f3a5c7e9b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3g"],
+  ["an npub (public, not private)", npubOfKey1],
+  ["an nsec with a broken checksum", nsecOfKey1.slice(0, -1) + (nsecOfKey1.endsWith("q") ? "p" : "q")],
+  ["a truncated nsec", nsecOfKey1.slice(0, 40)],
+  ["garbage", "correct horse battery staple"],
+  ["the zero key", "0".repeat(64)],
+  ["the curve order", "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141"],
+  ["all ones bits", "f".repeat(64)],
+];
+
+Deno.test("refused keys: every error names the variable and never the value", async (t) => {
+  await t.step("the malformed hex values have the lengths their names say", () => {
+    const length = (name: string) => REFUSED.find(([n]) => n === name)![1]!.length;
+    assert.equal(length("63 hex characters"), 63);
+    assert.equal(length("65 hex characters"), 65);
+    assert.equal(length("64 characters, not all hex"), 64);
+  });
+  for (const variable of ["TINY_PRIVATE_KEY", "HERMES_AGENT_SECRET"]) {
+    for (const [name, value] of REFUSED) {
+      await t.step(`${name} (${variable})`, () => {
+        const result = parseKey(value, variable);
+        assert.equal(result.ok, false, `${name} must be refused`);
+        if (result.ok) return;
+        assert.ok(result.error.includes(variable), `names ${variable}: ${result.error}`);
+        const trimmed = value?.trim() ?? "";
+        if (trimmed !== "") {
+          assert.ok(!result.error.includes(trimmed), `echoes the value: ${result.error}`);
+        }
+        // No run of 8 characters of a key-like value leaks either.
+        if (/^[0-9a-zA-Z]{20,}$/.test(trimmed)) {
+          for (let i = 0; i + 8 <= trimmed.length; i++) {
+            const run = trimmed.slice(i, i + 8);
+            assert.ok(!result.error.includes(run), `leaks ${run}: ${result.error}`);
+          }
+        }
+      });
+    }
+  }
+  await t.step("unset, empty and placeholder errors say what happened", () => {
+    const unset = parseKey(undefined, "K");
+    const empty = parseKey("  ", "K");
+    const placeholder = parseKey("${K}", "K");
+    assert.ok(!unset.ok && !empty.ok && !placeholder.ok);
+    if (unset.ok || empty.ok || placeholder.ok) return;
+    assert.match(unset.error, /not set/);
+    assert.match(empty.error, /empty/);
+    assert.match(placeholder.error, /placeholder/);
+  });
+});

@@ -1,0 +1,252 @@
+// Exposed tools (facade.md, "Exposed tools"): the curated lists, --tools,
+// --allow-writes, and the table restricted to the exposed set.
+
+import assert from "node:assert/strict";
+import {
+  DIAGNOSE_TOOL,
+  exposedTable,
+  isReadTool,
+  isWriteTool,
+  READ_TOOLS,
+  resolveExposure,
+  WRITE_TOOLS,
+} from "../lib/tools.ts";
+
+// The contract's lists, written out here rather than imported, so a change to
+// lib/tools.ts that breaks the contract fails these tests.
+const CONTRACT_READ = [
+  "list_repositories",
+  "read_repository",
+  "list_issues",
+  "read_issue",
+  "list_pull_requests",
+  "read_pull_request",
+  "list_files",
+  "read_file",
+  "read_attachment",
+  "list_rooms",
+  "read_room",
+  "read_thread",
+  "list_wiki",
+  "read_wiki_page",
+  "list_jobs",
+  "read_job",
+  "read_status",
+];
+
+const CONTRACT_WRITE = [
+  "create_issue",
+  "create_pull_request",
+  "comment",
+  "post_message",
+  "start_thread",
+  "reply_in_thread",
+  "react",
+  "publish_wiki_page",
+  "propose_wiki_merge",
+  "upload_attachment",
+  "request_decision",
+  "request_grant",
+  "request_job",
+  "accept_job",
+  "job_progress",
+  "job_result",
+  "job_error",
+  "cancel_job",
+];
+
+/** Relay tools that must never be offered, whatever the flags. */
+const HIDDEN = [
+  "publish_event",
+  "read_management",
+  "set_status",
+  "publish_site",
+  "create_room",
+  "ban_pubkey",
+  "allow_pubkey",
+  "grant_agent",
+  "revoke_agent",
+  "list_agents",
+  "change_relay_name",
+];
+
+function names(result: ReturnType<typeof resolveExposure>): string[] {
+  assert.ok(result.ok, `expected ok, got ${JSON.stringify(result)}`);
+  return result.names;
+}
+
+function error(result: ReturnType<typeof resolveExposure>): string {
+  assert.ok(!result.ok, `expected an error, got ${JSON.stringify(result)}`);
+  return result.error;
+}
+
+Deno.test("curated lists match the contract", async (t) => {
+  await t.step("17 read tools, in the contract's order", () => {
+    assert.equal(CONTRACT_READ.length, 17);
+    assert.deepEqual([...READ_TOOLS], CONTRACT_READ);
+  });
+  await t.step("18 write tools, in the contract's order", () => {
+    assert.equal(CONTRACT_WRITE.length, 18);
+    assert.deepEqual([...WRITE_TOOLS], CONTRACT_WRITE);
+  });
+  await t.step("isReadTool / isWriteTool classify every curated name and nothing else", () => {
+    for (const name of CONTRACT_READ) {
+      assert.equal(isReadTool(name), true, name);
+      assert.equal(isWriteTool(name), false, name);
+    }
+    for (const name of CONTRACT_WRITE) {
+      assert.equal(isWriteTool(name), true, name);
+      assert.equal(isReadTool(name), false, name);
+    }
+    for (const name of [...HIDDEN, DIAGNOSE_TOOL, "", "toString", "constructor", "__proto__"]) {
+      assert.equal(isReadTool(name), false, name);
+      assert.equal(isWriteTool(name), false, name);
+    }
+  });
+});
+
+Deno.test("resolveExposure: defaults and --allow-writes", async (t) => {
+  await t.step("default exposure is the 17 read tools, in order", () => {
+    assert.deepEqual(names(resolveExposure(undefined, false)), CONTRACT_READ);
+  });
+  await t.step("--allow-writes adds the 18 write tools after the read tools", () => {
+    assert.deepEqual(names(resolveExposure(undefined, true)), [...CONTRACT_READ, ...CONTRACT_WRITE]);
+  });
+  await t.step("the default list is a fresh array each time", () => {
+    const first = names(resolveExposure(undefined, false));
+    first.push("mutated");
+    assert.deepEqual(names(resolveExposure(undefined, false)), CONTRACT_READ);
+  });
+});
+
+Deno.test("resolveExposure: --tools", async (t) => {
+  await t.step("keeps the order given", () => {
+    assert.deepEqual(
+      names(resolveExposure(["read_status", "list_rooms", "read_file"], false)),
+      ["read_status", "list_rooms", "read_file"],
+    );
+  });
+  await t.step("drops duplicates, keeping the first position", () => {
+    assert.deepEqual(
+      names(resolveExposure(["read_room", "list_rooms", "read_room", "list_rooms", "read_job"], false)),
+      ["read_room", "list_rooms", "read_job"],
+    );
+  });
+  await t.step("replaces the default: unnamed read tools are not exposed", () => {
+    assert.deepEqual(names(resolveExposure(["read_issue"], false)), ["read_issue"]);
+  });
+  await t.step("write tools with --allow-writes, in the order given, mixed with read tools", () => {
+    assert.deepEqual(
+      names(resolveExposure(["post_message", "read_room", "comment"], true)),
+      ["post_message", "read_room", "comment"],
+    );
+  });
+  await t.step("--allow-writes does not add unnamed write tools when --tools is given", () => {
+    assert.deepEqual(names(resolveExposure(["read_room"], true)), ["read_room"]);
+  });
+  await t.step("an unknown name is an error naming it", () => {
+    const message = error(resolveExposure(["read_room", "no_such_tool"], false));
+    assert.match(message, /no_such_tool/);
+    assert.match(message, /unknown/i);
+  });
+  await t.step("every hidden relay tool is refused by name, even with --allow-writes", () => {
+    for (const hidden of HIDDEN) {
+      for (const allowWrites of [false, true]) {
+        const message = error(resolveExposure([hidden], allowWrites));
+        assert.ok(message.includes(hidden), `${hidden}: ${message}`);
+      }
+    }
+  });
+  await t.step("every write tool without --allow-writes is an error naming it", () => {
+    for (const name of CONTRACT_WRITE) {
+      const message = error(resolveExposure(["read_room", name], false));
+      assert.ok(message.includes(name), `${name}: ${message}`);
+      assert.match(message, /--allow-writes/);
+    }
+  });
+  await t.step("an empty list is an error", () => {
+    const message = error(resolveExposure([], false));
+    assert.match(message, /--tools/);
+  });
+  await t.step(
+    "tiny_diagnose belongs to neither list: naming it is an error that says it is always offered",
+    () => {
+      const message = error(resolveExposure(["list_rooms", "tiny_diagnose"], true));
+      assert.match(message, /tiny_diagnose is always offered/);
+    },
+  );
+});
+
+function relayEntry(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name,
+    title: `Title of ${name}`,
+    description: `Description of ${name}`,
+    inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+    outputSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+    annotations: { readOnlyHint: name.startsWith("read") || name.startsWith("list") },
+    ...extra,
+  };
+}
+
+Deno.test("exposedTable", async (t) => {
+  await t.step("keeps only title, description, inputSchema, outputSchema and annotations", () => {
+    const entry = relayEntry("read_room", {
+      _meta: { secret: "x" },
+      execution: { taskSupport: "optional" },
+      icons: [{ src: "https://x/icon.png" }],
+      extra: 1,
+    });
+    const table = exposedTable([entry], ["read_room"]);
+    assert.equal(table.length, 1);
+    assert.deepEqual(table[0], {
+      name: "read_room",
+      title: entry.title,
+      description: entry.description,
+      inputSchema: entry.inputSchema,
+      outputSchema: entry.outputSchema,
+      annotations: entry.annotations,
+    });
+  });
+  await t.step("drops tools outside the exposed set, including hidden ones", () => {
+    const relay = [...HIDDEN, ...CONTRACT_READ, ...CONTRACT_WRITE].map((name) => relayEntry(name));
+    const read = exposedTable(relay, names(resolveExposure(undefined, false)));
+    assert.deepEqual(read.map((entry) => entry.name), CONTRACT_READ);
+    const all = exposedTable(relay, names(resolveExposure(undefined, true)));
+    assert.deepEqual(all.map((entry) => entry.name), [...CONTRACT_READ, ...CONTRACT_WRITE]);
+    for (const hidden of HIDDEN) {
+      assert.ok(!all.some((entry) => entry.name === hidden), hidden);
+    }
+  });
+  await t.step("ignores a relay tool named tiny_diagnose", () => {
+    const relay = [relayEntry(DIAGNOSE_TOOL, { description: "relay impostor" }), relayEntry("read_room")];
+    assert.deepEqual(exposedTable(relay, ["read_room"]).map((entry) => entry.name), ["read_room"]);
+    // Even if the exposed list names it, the relay's entry is never offered.
+    const table = exposedTable(relay, [DIAGNOSE_TOOL, "read_room"]);
+    assert.deepEqual(table.map((entry) => entry.name), ["read_room"]);
+    assert.ok(!JSON.stringify(table).includes("relay impostor"));
+  });
+  await t.step("keeps the exposure order, not the relay's order", () => {
+    const relay = [...CONTRACT_READ].reverse().map((name) => relayEntry(name));
+    const exposed = ["read_status", "list_repositories", "read_room", "list_files"];
+    assert.deepEqual(exposedTable(relay, exposed).map((entry) => entry.name), exposed);
+  });
+  await t.step("skips names the relay does not serve", () => {
+    const relay = [relayEntry("list_rooms"), relayEntry("read_status")];
+    const table = exposedTable(relay, ["read_room", "list_rooms", "read_thread", "read_status"]);
+    assert.deepEqual(table.map((entry) => entry.name), ["list_rooms", "read_status"]);
+  });
+  await t.step("an empty or failed relay table gives an empty table", () => {
+    assert.deepEqual(exposedTable([], CONTRACT_READ), []);
+  });
+  await t.step("malformed relay entries are ignored", () => {
+    const relay = [null, 5, "read_room", [relayEntry("read_room")], { name: 7 }, relayEntry("read_room")];
+    const table = exposedTable(relay as unknown[], ["read_room"]);
+    assert.equal(table.length, 1);
+    assert.equal(table[0].name, "read_room");
+  });
+  await t.step("an entry without inputSchema still gets an object schema", () => {
+    const table = exposedTable([{ name: "read_room", description: "d" }], ["read_room"]);
+    assert.deepEqual(table[0], { name: "read_room", description: "d", inputSchema: { type: "object" } });
+  });
+});
