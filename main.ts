@@ -1,29 +1,53 @@
-// tinyagent's entry point: parse the command line, then run the command.
+// tinyagent's entry point: parse the command line, then run the command,
+// sandboxed when the process holds broader permissions than the command needs.
 // Usage errors and startup failures are one line on stderr, never a trace.
 
 import { parseCommand, USAGE, UsageError } from "./lib/cli.ts";
 import { Fatal, run } from "./lib/run.ts";
+import { isConfined, runInSandbox, type SandboxedCommand } from "./lib/sandbox.ts";
 import { NAME, VERSION } from "./lib/version.ts";
+
+function log(line: string): void {
+  console.error(`${NAME}: ${line}`);
+}
+
+async function sandboxed(command: SandboxedCommand): Promise<number> {
+  // Started with only the relay's host and the key variable: already confined.
+  if (isConfined()) return await run(command);
+  const outcome = await runInSandbox(command, log);
+  if (outcome.started) return outcome.code;
+  log(
+    `the sandbox is not active (${
+      outcome.reason.split("\n")[0]
+    }), so this process holds more than it needs; ` +
+      `run the release binary, or deno run with only --allow-net=<relay host:port> --allow-env=<key variable>, ` +
+      `or with the flags of 'deno task start'`,
+  );
+  return await run(command);
+}
 
 async function main(argv: string[]): Promise<number> {
   try {
     const command = parseCommand(argv);
-    if (command.command === "help") {
-      console.log(USAGE[command.topic]);
-      return 0;
+    switch (command.command) {
+      case "help":
+        console.log(USAGE[command.topic]);
+        return 0;
+      case "version":
+        console.log(`${NAME} ${VERSION}`);
+        return 0;
+      case "keygen":
+        return await run(command); // Needs no permission at all.
+      default:
+        return await sandboxed(command);
     }
-    if (command.command === "version") {
-      console.log(`${NAME} ${VERSION}`);
-      return 0;
-    }
-    return await run(command);
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`${NAME}: ${error.message}\n\n${USAGE[error.topic]}`);
       return 1;
     }
     if (error instanceof Fatal) {
-      console.error(`${NAME}: ${error.message}`);
+      log(error.message);
       return error.exitCode;
     }
     throw error;
