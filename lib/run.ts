@@ -41,6 +41,22 @@ function requireNet(endpoint: RelayEndpoint): void {
   }
 }
 
+/** The key and a relay client for it, once both permissions are confirmed. */
+function connect(
+  command: Extract<Command, { command: "mcp" | "diagnose" }>,
+): { key: AgentKey; relay: RelayClient } {
+  const key = readKey(command.keyEnv);
+  requireNet(command.relay);
+  return {
+    key,
+    relay: new RelayClient({
+      endpoint: command.relay,
+      secretKey: key.secretKey,
+      timeoutMs: command.timeoutMs,
+    }),
+  };
+}
+
 /** Runs `command` and returns its exit status. */
 export async function run(command: Exclude<Command, { command: "help" | "version" }>): Promise<number> {
   switch (command.command) {
@@ -61,13 +77,7 @@ export async function run(command: Exclude<Command, { command: "help" | "version
       return 0;
     }
     case "diagnose": {
-      const key = readKey(command.keyEnv);
-      requireNet(command.relay);
-      const relay = new RelayClient({
-        endpoint: command.relay,
-        secretKey: key.secretKey,
-        timeoutMs: command.timeoutMs,
-      });
+      const { key, relay } = connect(command);
       const report = await diagnose(relay, key, { rooms: command.rooms, kinds: command.kinds });
       console.log(
         command.json ? JSON.stringify(report, null, 2) : renderReport(report, Deno.stdout.isTerminal()),
@@ -75,13 +85,7 @@ export async function run(command: Exclude<Command, { command: "help" | "version
       return exitCode(report.verdict);
     }
     case "mcp": {
-      const key = readKey(command.keyEnv);
-      requireNet(command.relay);
-      const relay = new RelayClient({
-        endpoint: command.relay,
-        secretKey: key.secretKey,
-        timeoutMs: command.timeoutMs,
-      });
+      const { key, relay } = connect(command);
       const facade = new Facade({
         relay,
         secretKey: key.secretKey,

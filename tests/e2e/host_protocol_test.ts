@@ -2,40 +2,12 @@
 // protocol" table, concurrency, end of input and input bounds.
 
 import assert from "node:assert/strict";
-import { startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
-import { assertNoSecret, narrowFlags, newKey, type TestKey, Tinyagent } from "../support/tinyagent.ts";
+import { startStrictRelay } from "../support/strict_relay.ts";
+import { narrowFlags, newKey, Tinyagent, withFacade } from "../support/tinyagent.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
-async function withFacade(
-  fn: (facade: Tinyagent, relay: StrictRelay, key: TestKey) => Promise<void>,
-  extraArgs: string[] = [],
-): Promise<void> {
-  const relay = await startStrictRelay();
-  const key = newKey();
-  const facade = new Tinyagent({
-    flags: narrowFlags(relay.host),
-    args: ["mcp", "--relay", relay.url, ...extraArgs],
-    env: { TINY_PRIVATE_KEY: key.hex },
-  });
-  try {
-    await fn(facade, relay, key);
-    const { code, lines, stderr } = await facade.finish();
-    assert.equal(code, 0, stderr);
-    for (const line of lines) {
-      const message = JSON.parse(line); // stdout carries nothing but JSON-RPC lines
-      assert.equal(message.jsonrpc, "2.0");
-    }
-    assertNoSecret(key, lines.join("\n"), "stdout");
-    assertNoSecret(key, stderr, "stderr");
-    for (const request of relay.requests) assertNoSecret(key, request.bodyText, "a relay request");
-  } finally {
-    await facade.kill();
-    await relay.close();
-  }
-}
-
 Deno.test("initialize, ping and unknown methods", async (t) => {
-  await withFacade(async (facade, relay) => {
+  await withFacade({}, async (facade, relay) => {
     for (const version of ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]) {
       await t.step(`initialize echoes ${version}`, async () => {
         const answer = await facade.request("initialize", {
@@ -88,7 +60,7 @@ Deno.test("initialize, ping and unknown methods", async (t) => {
 });
 
 Deno.test("malformed input", async (t) => {
-  await withFacade(async (facade) => {
+  await withFacade({}, async (facade) => {
     const cases: [string, string, number][] = [
       ["garbage", "this is not json", -32700],
       ["an array", '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', -32700],
@@ -128,7 +100,7 @@ Deno.test("malformed input", async (t) => {
 });
 
 Deno.test("requests run concurrently; relay calls are serialized", async (t) => {
-  await withFacade(async (facade, relay) => {
+  await withFacade({}, async (facade, relay) => {
     await facade.request("tools/list", {}); // the table is cached from here on
     relay.delay(800);
     await t.step("ping and a cached tools/list are answered while a call is in flight", async () => {
@@ -195,7 +167,7 @@ Deno.test("end of input with calls in flight: they finish, are answered, exit 0"
 });
 
 Deno.test("a cancelled call still completes and is answered", async () => {
-  await withFacade(async (facade, relay) => {
+  await withFacade({}, async (facade, relay) => {
     relay.delay(300);
     const answer = facade.request("tools/call", { name: "list_rooms" }, 99);
     await facade.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 99 } });
@@ -205,7 +177,7 @@ Deno.test("a cancelled call still completes and is answered", async () => {
 });
 
 Deno.test("input lines: 40 MiB accepted and forwarded, over 48 MiB refused, the next line answered", async (t) => {
-  await withFacade(async (facade, relay) => {
+  await withFacade({}, async (facade, relay) => {
     await t.step("a 40 MiB line is forwarded whole", async () => {
       const big = "x".repeat(40 * 1024 * 1024);
       // Answer with the argument's length and a large (but bounded) text, not an 80 MiB echo.

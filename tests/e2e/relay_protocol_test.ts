@@ -6,42 +6,12 @@ import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import {
-  DEFAULT_TOOLS,
-  startStrictRelay,
-  type StrictRelay,
-  type StrictRelayOptions,
-} from "../support/strict_relay.ts";
-import { assertNoSecret, narrowFlags, newKey, type TestKey, Tinyagent } from "../support/tinyagent.ts";
+import { DEFAULT_TOOLS, startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
+import { narrowFlags, newKey, Tinyagent, withFacade } from "../support/tinyagent.ts";
 import { READ_TOOLS, WRITE_TOOLS } from "../../lib/tools.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
 type Result = { content: { type: string; text?: string }[]; structuredContent?: unknown; isError?: boolean };
-
-async function withFacade(
-  fn: (facade: Tinyagent, relay: StrictRelay, key: TestKey) => Promise<void>,
-  options: { args?: string[]; relay?: StrictRelayOptions } = {},
-): Promise<void> {
-  const relay = await startStrictRelay(options.relay);
-  const key = newKey();
-  const facade = new Tinyagent({
-    flags: narrowFlags(relay.host),
-    args: ["mcp", "--relay", relay.url, ...(options.args ?? [])],
-    env: { TINY_PRIVATE_KEY: key.hex },
-  });
-  try {
-    await fn(facade, relay, key);
-    const { code, lines, stderr } = await facade.finish();
-    assert.equal(code, 0, stderr);
-    assertNoSecret(key, lines.join("\n") + stderr, "output");
-    for (const request of relay.requests) {
-      assertNoSecret(key, request.bodyText + JSON.stringify([...request.headers]), "a relay request");
-    }
-  } finally {
-    await facade.kill();
-    await relay.close();
-  }
-}
 
 async function call(facade: Tinyagent, name: string, args: Record<string, unknown> = {}): Promise<Result> {
   const answer = await facade.request("tools/call", { name, arguments: args });
@@ -57,7 +27,7 @@ async function listNames(facade: Tinyagent): Promise<string[]> {
 const mcpRequests = (relay: StrictRelay) => relay.requests.filter((r) => r.path.endsWith("/mcp"));
 
 Deno.test("each forwarded call is one signed POST with the contract's headers and _meta", async (t) => {
-  await withFacade(async (facade, relay, key) => {
+  await withFacade({}, async (facade, relay, key) => {
     await call(facade, "read_room", { id: "général" });
     const [list, callRequest] = mcpRequests(relay);
     await t.step("tools/list first, then the call, both accepted", () => {
@@ -106,7 +76,7 @@ Deno.test("each forwarded call is one signed POST with the contract's headers an
 });
 
 Deno.test("two identical calls in the same second carry different tokens", async () => {
-  await withFacade(async (facade, relay) => {
+  await withFacade({}, async (facade, relay) => {
     const answers = await Promise.all([1, 2, 3].map(() => call(facade, "list_rooms")));
     for (const answer of answers) assert.equal(answer.isError, false);
     const ids = mcpRequests(relay).map((r) => r.auth!.id);
@@ -145,13 +115,13 @@ Deno.test("exposure", async (t) => {
   await t.step(
     "default: the 17 read tools in order, then tiny_diagnose; nothing else the relay lists",
     async () => {
-      await withFacade(async (facade) => {
+      await withFacade({ relay: { extraTools: [hidden] } }, async (facade) => {
         assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"]);
-      }, { relay: { extraTools: [hidden] } });
+      });
     },
   );
   await t.step("--allow-writes adds the 18 write tools", async () => {
-    await withFacade(async (facade) => {
+    await withFacade({ args: ["--allow-writes"] }, async (facade) => {
       const names = await listNames(facade);
       assert.deepEqual(names, [...READ_TOOLS, ...WRITE_TOOLS, "tiny_diagnose"]);
       for (
@@ -166,18 +136,21 @@ Deno.test("exposure", async (t) => {
       ) {
         assert.ok(!names.includes(never), never);
       }
-    }, { args: ["--allow-writes"] });
+    });
   });
   await t.step("--tools: the named tools in the order given; unserved names simply absent", async () => {
-    await withFacade(async (facade, relay) => {
-      relay.setTable(DEFAULT_TOOLS.filter((tool) => tool.name !== "read_job"));
-      assert.deepEqual(await listNames(facade), ["post_message", "list_rooms", "tiny_diagnose"]);
-    }, { args: ["--tools", "post_message,list_rooms,read_job,list_rooms", "--allow-writes"] });
+    await withFacade(
+      { args: ["--tools", "post_message,list_rooms,read_job,list_rooms", "--allow-writes"] },
+      async (facade, relay) => {
+        relay.setTable(DEFAULT_TOOLS.filter((tool) => tool.name !== "read_job"));
+        assert.deepEqual(await listNames(facade), ["post_message", "list_rooms", "tiny_diagnose"]);
+      },
+    );
   });
   await t.step(
     "entries keep the relay's title, description, schemas and annotations; the impostor is ignored",
     async () => {
-      await withFacade(async (facade) => {
+      await withFacade({ relay: { extraTools: [hidden] } }, async (facade) => {
         const answer = await facade.request("tools/list", {});
         const tools = (answer.result as { tools: Record<string, unknown>[] }).tools;
         const relayEntry = DEFAULT_TOOLS.find((tool) => tool.name === "list_rooms")!;
@@ -194,11 +167,11 @@ Deno.test("exposure", async (t) => {
         assert.equal(diagnose.length, 1);
         assert.notEqual(diagnose[0].description, "an impostor");
         assert.equal(tools.at(-1)!.name, "tiny_diagnose");
-      }, { relay: { extraTools: [hidden] } });
+      });
     },
   );
   await t.step("a tool not exposed is -32602 Unknown tool and the relay is not contacted", async () => {
-    await withFacade(async (facade, relay) => {
+    await withFacade({}, async (facade, relay) => {
       for (const name of ["publish_event", "post_message", "read_management", "nope"]) {
         const answer = await facade.request("tools/call", { name, arguments: {} });
         assert.deepEqual(answer.error, { code: -32602, message: `Unknown tool: ${name}` });
@@ -211,7 +184,7 @@ Deno.test("exposure", async (t) => {
 });
 
 Deno.test("the tool table: fetched lazily, once, and again after a failure or an unknown tool", async (t) => {
-  await withFacade(async (facade, relay) => {
+  await withFacade({}, async (facade, relay) => {
     await t.step("starting and the handshake touch no network", async () => {
       await facade.request("initialize", { protocolVersion: "2025-06-18" });
       assert.equal(relay.requests.length, 0);
@@ -247,7 +220,7 @@ Deno.test("the tool table: fetched lazily, once, and again after a failure or an
 });
 
 Deno.test("errors the host sees", async (t) => {
-  await withFacade(async (facade, relay) => {
+  await withFacade({}, async (facade, relay) => {
     await listNames(facade);
     const cases: [string, Parameters<StrictRelay["script"]>[0], RegExp][] = [
       ["401", {
@@ -319,7 +292,7 @@ Deno.test("errors the host sees", async (t) => {
 });
 
 Deno.test("a relay that never answers: the call is bounded by --timeout", async () => {
-  await withFacade(async (facade, relay) => {
+  await withFacade({ args: ["--timeout", "1"] }, async (facade, relay) => {
     await listNames(facade);
     relay.script({ hang: true });
     const started = Date.now();
@@ -327,11 +300,11 @@ Deno.test("a relay that never answers: the call is bounded by --timeout", async 
     assert.ok(Date.now() - started < 5000);
     assert.match(result.content[0].text!, /^transport: no answer from .* within 1 s$/);
     assert.equal((await call(facade, "list_rooms")).isError, false, "the next call works");
-  }, { args: ["--timeout", "1"] });
+  });
 });
 
 Deno.test("bounds on what reaches the host", async (t) => {
-  await withFacade(async (facade, relay) => {
+  await withFacade({}, async (facade, relay) => {
     await t.step("text over 64 KiB is cut on a character boundary with the marker", async () => {
       const text = "é".repeat(40_000); // 80,000 bytes, two bytes a character
       relay.setTool("read_file", () => ({ content: [{ type: "text", text }], isError: false }));

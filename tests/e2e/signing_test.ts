@@ -4,8 +4,8 @@
 
 import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
-import { startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
-import { assertNoSecret, narrowFlags, newKey, type TestKey, Tinyagent } from "../support/tinyagent.ts";
+import type { StrictRelay } from "../support/strict_relay.ts";
+import { type Tinyagent, withFacade } from "../support/tinyagent.ts";
 import { WRITE_KINDS } from "../../lib/tools.ts";
 
 type Result = {
@@ -13,30 +13,6 @@ type Result = {
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
 };
-
-async function withFacade(
-  args: string[],
-  fn: (facade: Tinyagent, relay: StrictRelay, key: TestKey) => Promise<void>,
-): Promise<void> {
-  const relay = await startStrictRelay();
-  const key = newKey();
-  const facade = new Tinyagent({
-    flags: narrowFlags(relay.host),
-    args: ["mcp", "--relay", relay.url, ...args],
-    env: { TINY_PRIVATE_KEY: key.hex },
-  });
-  try {
-    await facade.request("tools/list", {});
-    await fn(facade, relay, key);
-    const { code, lines, stderr } = await facade.finish();
-    assert.equal(code, 0, stderr);
-    assertNoSecret(key, lines.join("\n") + stderr, "output");
-    for (const request of relay.requests) assertNoSecret(key, request.bodyText, "a relay request");
-  } finally {
-    await facade.kill();
-    await relay.close();
-  }
-}
 
 async function call(facade: Tinyagent, name: string, args: Record<string, unknown>): Promise<Result> {
   const answer = await facade.request("tools/call", { name, arguments: args });
@@ -68,7 +44,7 @@ const ARGS: Record<string, Record<string, unknown>> = {
 };
 
 Deno.test("every write tool: the template is signed as returned and resubmitted", async (t) => {
-  await withFacade(["--allow-writes"], async (facade, relay, key) => {
+  await withFacade({ args: ["--allow-writes"] }, async (facade, relay, key) => {
     for (const [tool, args] of Object.entries(ARGS)) {
       await t.step(tool, async () => {
         const result = await call(facade, tool, args);
@@ -98,7 +74,7 @@ Deno.test("every write tool: the template is signed as returned and resubmitted"
 });
 
 Deno.test("the event is signed exactly as returned; only a missing created_at is filled", async (t) => {
-  await withFacade(["--allow-writes"], async (facade, relay) => {
+  await withFacade({ args: ["--allow-writes"] }, async (facade, relay) => {
     const tags = [["h", "general"], ["p", "c".repeat(64), "wss://x", "mention"], [
       "emoji",
       "ü",
@@ -161,7 +137,7 @@ function templateFrom(kind: unknown, extra: Record<string, unknown> = {}) {
 }
 
 Deno.test("templates that are not signed", async (t) => {
-  await withFacade(["--allow-writes"], async (facade, relay) => {
+  await withFacade({ args: ["--allow-writes"] }, async (facade, relay) => {
     const refusals: [string, string, unknown, string][] = [
       [
         "a grant (30392) from request_grant",
@@ -247,7 +223,7 @@ Deno.test("templates that are not signed", async (t) => {
 });
 
 Deno.test("without --allow-writes nothing is signed", async () => {
-  await withFacade(["--tools", "read_room"], async (facade, relay) => {
+  await withFacade({ args: ["--tools", "read_room"] }, async (facade, relay) => {
     relay.setTool("read_room", templateFrom(9));
     const result = await call(facade, "read_room", { id: "x" });
     assert.equal(result.isError, true);

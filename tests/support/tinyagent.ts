@@ -4,6 +4,8 @@
 import { generateSecretKey, getPublicKey } from "nostr-tools/pure";
 import * as nip19 from "nostr-tools/nip19";
 import { bytesToHex } from "@noble/hashes/utils.js";
+import assert from "node:assert/strict";
+import { startStrictRelay, type StrictRelay, type StrictRelayOptions } from "./strict_relay.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 export const MAIN = `${ROOT}main.ts`;
@@ -185,5 +187,47 @@ export async function runOnce(
 export function assertNoSecret(key: TestKey, text: string, where: string): void {
   for (const secret of [key.hex, key.hex.toUpperCase(), key.nsec]) {
     if (text.includes(secret)) throw new Error(`the private key appears in ${where}`);
+  }
+}
+
+export interface FacadeSession {
+  /** Flags after `mcp --relay <url>`. */
+  args?: string[];
+  relay?: StrictRelayOptions;
+}
+
+/**
+ * Runs `fn` against a fresh strict relay and a tinyagent started on it with
+ * the narrow flags and a fresh key, then checks what every test of a whole
+ * session must hold: exit 0 at end of input, nothing but JSON-RPC lines on
+ * stdout, and the key nowhere in stdout, stderr or any request the relay got.
+ */
+export async function withFacade(
+  session: FacadeSession,
+  fn: (facade: Tinyagent, relay: StrictRelay, key: TestKey) => Promise<void>,
+): Promise<void> {
+  const relay = await startStrictRelay(session.relay);
+  const key = newKey();
+  const facade = new Tinyagent({
+    flags: narrowFlags(relay.host),
+    args: ["mcp", "--relay", relay.url, ...(session.args ?? [])],
+    env: { TINY_PRIVATE_KEY: key.hex },
+  });
+  try {
+    await fn(facade, relay, key);
+    const { code, lines, stderr } = await facade.finish();
+    assert.equal(code, 0, stderr);
+    for (const line of lines) {
+      const message = JSON.parse(line);
+      assert.equal(message.jsonrpc, "2.0", line.slice(0, 200));
+    }
+    assertNoSecret(key, lines.join("\n"), "stdout");
+    assertNoSecret(key, stderr, "stderr");
+    for (const request of relay.requests) {
+      assertNoSecret(key, request.bodyText + JSON.stringify([...request.headers]), "a relay request");
+    }
+  } finally {
+    await facade.kill();
+    await relay.close();
   }
 }
