@@ -3,28 +3,11 @@
 
 import assert from "node:assert/strict";
 import { type Command, parseCommand, USAGE, UsageError } from "../lib/cli.ts";
+import { CONTRACT_READ } from "./support/contract.ts";
 
 const RELAY = "https://relay.example.test/r/acme";
 
-const READ = [
-  "list_repositories",
-  "read_repository",
-  "list_issues",
-  "read_issue",
-  "list_pull_requests",
-  "read_pull_request",
-  "list_files",
-  "read_file",
-  "read_attachment",
-  "list_rooms",
-  "read_room",
-  "read_thread",
-  "list_wiki",
-  "read_wiki_page",
-  "list_jobs",
-  "read_job",
-  "read_status",
-];
+const READ = CONTRACT_READ;
 
 function mcp(...flags: string[]): Extract<Command, { command: "mcp" }> {
   const command = parseCommand(["mcp", ...flags]);

@@ -3,50 +3,11 @@
 
 import assert from "node:assert/strict";
 import { decideSigning, eventToSign, recognizeTemplate, type Template } from "../lib/signing.ts";
+import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "./support/contract.ts";
 
-// The contract's table, written out here rather than imported from lib/.
-const KINDS_SIGNED: Record<string, number[]> = {
-  create_issue: [1621],
-  create_pull_request: [1618],
-  comment: [1111],
-  post_message: [9],
-  start_thread: [11],
-  reply_in_thread: [12],
-  react: [7],
-  publish_wiki_page: [30818],
-  propose_wiki_merge: [818],
-  upload_attachment: [],
-  request_decision: [9, 1111],
-  request_grant: [1111],
-  request_job: [43001],
-  accept_job: [43002],
-  job_progress: [43003],
-  job_result: [43004],
-  job_error: [43006],
-  cancel_job: [43005],
-};
-
-const WRITE_TOOLS = Object.keys(KINDS_SIGNED);
-
-const READ_TOOLS = [
-  "list_repositories",
-  "read_repository",
-  "list_issues",
-  "read_issue",
-  "list_pull_requests",
-  "read_pull_request",
-  "list_files",
-  "read_file",
-  "read_attachment",
-  "list_rooms",
-  "read_room",
-  "read_thread",
-  "list_wiki",
-  "read_wiki_page",
-  "list_jobs",
-  "read_job",
-  "read_status",
-];
+const KINDS_SIGNED = CONTRACT_KINDS;
+const WRITE_TOOLS = CONTRACT_WRITE;
+const READ_TOOLS = CONTRACT_READ;
 
 /** Tools outside both lists: never signed for. */
 const OTHER_TOOLS = ["publish_event", "read_management", "tiny_diagnose", "set_status", "create_room"];

@@ -11,49 +11,7 @@ import {
   resolveExposure,
   WRITE_TOOLS,
 } from "../lib/tools.ts";
-
-// The contract's lists, written out here rather than imported, so a change to
-// lib/tools.ts that breaks the contract fails these tests.
-const CONTRACT_READ = [
-  "list_repositories",
-  "read_repository",
-  "list_issues",
-  "read_issue",
-  "list_pull_requests",
-  "read_pull_request",
-  "list_files",
-  "read_file",
-  "read_attachment",
-  "list_rooms",
-  "read_room",
-  "read_thread",
-  "list_wiki",
-  "read_wiki_page",
-  "list_jobs",
-  "read_job",
-  "read_status",
-];
-
-const CONTRACT_WRITE = [
-  "create_issue",
-  "create_pull_request",
-  "comment",
-  "post_message",
-  "start_thread",
-  "reply_in_thread",
-  "react",
-  "publish_wiki_page",
-  "propose_wiki_merge",
-  "upload_attachment",
-  "request_decision",
-  "request_grant",
-  "request_job",
-  "accept_job",
-  "job_progress",
-  "job_result",
-  "job_error",
-  "cancel_job",
-];
+import { CONTRACT_READ, CONTRACT_WRITE } from "./support/contract.ts";
 
 /** Relay tools that must never be offered, whatever the flags. */
 const HIDDEN = [
