@@ -8,7 +8,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { DEFAULT_TOOLS, startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
 import { narrowFlags, newKey, Tinyagent, withFacade } from "../support/tinyagent.ts";
-import { READ_TOOLS, WRITE_TOOLS } from "../../lib/tools.ts";
+import { CONTRACT_READ as READ_TOOLS, CONTRACT_WRITE as WRITE_TOOLS } from "../support/contract.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
 type Result = { content: { type: string; text?: string }[]; structuredContent?: unknown; isError?: boolean };

@@ -8,7 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { verifyEvent } from "nostr-tools/pure";
 import { startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
 import { assertNoSecret, MAIN, narrowFlags, newKey, ROOT, type TestKey } from "../support/tinyagent.ts";
-import { READ_TOOLS, WRITE_TOOLS } from "../../lib/tools.ts";
+import { CONTRACT_READ as READ_TOOLS, CONTRACT_WRITE as WRITE_TOOLS } from "../support/contract.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
 async function withClient(

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
 import type { StrictRelay } from "../support/strict_relay.ts";
 import { type Tinyagent, withFacade } from "../support/tinyagent.ts";
-import { WRITE_KINDS } from "../../lib/tools.ts";
+import { CONTRACT_KINDS as WRITE_KINDS } from "../support/contract.ts";
 
 type Result = {
   content: { type: string; text?: string }[];
