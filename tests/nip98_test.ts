@@ -1,0 +1,58 @@
+// NIP-98 proofs and relay headers (facade.md, "Relay protocol"): checked with
+// nostr-tools, never with our own signing code.
+
+import assert from "node:assert/strict";
+import { generateSecretKey, getPublicKey, verifyEvent } from "nostr-tools/pure";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+import { authorization, base64 } from "../lib/nip98.ts";
+import { encodeHeaderValue } from "../lib/relay.ts";
+
+function decode(header: string) {
+  assert.match(header, /^Nostr [A-Za-z0-9+/]+=*$/);
+  return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(header.slice(6)), (c) => c.charCodeAt(0))));
+}
+
+Deno.test("authorization: a kind 27235 event bound to the URL, POST and the body's bytes", async (t) => {
+  const secretKey = generateSecretKey();
+  const url = "https://relay.example.test/r/acme/mcp";
+  const body = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"é":1}}');
+  const event = decode(authorization(secretKey, url, body, 1_700_000_000_000));
+  await t.step("signed by the key, verified by nostr-tools", () => {
+    assert.ok(verifyEvent(event));
+    assert.equal(event.pubkey, getPublicKey(secretKey));
+    assert.equal(event.kind, 27235);
+    assert.equal(event.created_at, 1_700_000_000);
+    assert.equal(event.content, "");
+  });
+  await t.step("tags u, method, payload (SHA-256 of the raw bytes) and a 24-hex nonce", () => {
+    const tags = Object.fromEntries(event.tags.map((tag: string[]) => [tag[0], tag.slice(1)]));
+    assert.deepEqual(tags.u, [url]);
+    assert.deepEqual(tags.method, ["POST"]);
+    assert.deepEqual(tags.payload, [bytesToHex(sha256(body))]);
+    assert.match(tags.nonce[0], /^[0-9a-f]{24}$/);
+    assert.equal(event.tags.length, 4);
+  });
+  await t.step("two identical requests in the same second get different event ids", () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 100; i++) ids.add(decode(authorization(secretKey, url, body, 1_700_000_000_000)).id);
+    assert.equal(ids.size, 100);
+  });
+});
+
+Deno.test("base64 matches btoa for every byte value and for large inputs", () => {
+  const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+  assert.equal(base64(all), btoa(String.fromCharCode(...all)));
+  const large = new Uint8Array(200_000).map((_, i) => (i * 31) & 0xff);
+  assert.equal(atob(base64(large)).length, large.length);
+});
+
+Deno.test("Mcp-Name: plain ASCII as is, anything else as =?base64?…?=", () => {
+  assert.equal(encodeHeaderValue("read_room"), "read_room");
+  assert.equal(encodeHeaderValue("outil_é"), `=?base64?${btoa("outil_\xc3\xa9")}?=`);
+  assert.equal(encodeHeaderValue("tab\there"), `=?base64?${btoa("tab\there")}?=`);
+  const decoded = new TextDecoder().decode(
+    Uint8Array.from(atob(encodeHeaderValue("名前").slice(9, -2)), (c) => c.charCodeAt(0)),
+  );
+  assert.equal(decoded, "名前");
+});
