@@ -131,4 +131,7 @@ const leaked = [key.hex, key.nsec].some((secret) =>
   relay.requests.some((request) => request.bodyText.includes(secret))
 );
 if (leaked) console.log("UNEXPECTED: the private key appeared in output or in a request");
-Deno.exit(failed || leaked || code !== 0 ? 1 : 0);
+// A compiled binary must always sandbox itself; saying otherwise fails the release smoke test.
+const unsandboxed = values.bin !== undefined && stderr.includes("the sandbox is not active");
+if (unsandboxed) console.log("UNEXPECTED: the binary ran without its sandbox");
+Deno.exit(failed || leaked || unsandboxed || code !== 0 ? 1 : 0);

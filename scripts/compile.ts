@@ -1,0 +1,107 @@
+// `deno task compile [target…]`: builds the tinyagent binary for every release
+// target (or the ones named) into dist/tinyagent-<target>[.exe].
+//
+// The binary embeds main.ts's module graph, lib/worker.ts (the sandbox's
+// worker is loaded by URL, not imported, so it is included explicitly) and
+// only the npm packages those reach: no tests, no demo. It runs with the
+// flags of deno.json's `start` task (scripts/shipped_flags.ts).
+//
+// `deno compile` downloads Deno's `denort` runtime for each target, so it
+// needs to reach Deno's download host: the release workflow on GitHub is where
+// binaries are built.
+
+import { shippedFlags } from "./shipped_flags.ts";
+
+export const TARGETS = [
+  "x86_64-unknown-linux-gnu",
+  "aarch64-unknown-linux-gnu",
+  "x86_64-apple-darwin",
+  "aarch64-apple-darwin",
+  "x86_64-pc-windows-msvc",
+] as const;
+
+export type Target = (typeof TARGETS)[number];
+
+const ROOT = new URL("../", import.meta.url);
+const DIST = "dist";
+
+/** dist/tinyagent-<target>, with .exe for Windows. */
+export function binaryName(target: string): string {
+  return `tinyagent-${target}${target.includes("windows") ? ".exe" : ""}`;
+}
+
+/** The `deno compile` arguments that build one target (paths relative to the repository root). */
+export function compileArgs(target: string): string[] {
+  return [
+    "compile",
+    ...shippedFlags(),
+    "--include",
+    "lib/worker.ts",
+    // Without this the whole npm snapshot of deno.lock is embedded (the test-only MCP SDK and its server).
+    "--exclude-unused-npm",
+    "--frozen-lockfile",
+    "--target",
+    target,
+    "--output",
+    `${DIST}/${binaryName(target)}`,
+    "main.ts",
+  ];
+}
+
+/** Whether deno compile's error output says it could not download the denort runtime. */
+export function isRuntimeDownloadFailure(stderr: string): boolean {
+  return /denort/.test(stderr) && /Setting up base binary|error sending request/.test(stderr);
+}
+
+function usage(): string {
+  return `usage: deno task compile [target…]\n\ntargets: ${TARGETS.join(", ")} (default: all)`;
+}
+
+async function main(args: string[]): Promise<number> {
+  if (args.includes("-h") || args.includes("--help")) {
+    console.log(usage());
+    return 0;
+  }
+  const unknown = args.filter((arg) => !(TARGETS as readonly string[]).includes(arg));
+  if (unknown.length > 0) {
+    console.error(`compile: unknown target ${unknown.join(", ")}\n\n${usage()}`);
+    return 1;
+  }
+  const targets = args.length > 0 ? [...new Set(args)] : [...TARGETS];
+  const decoder = new TextDecoder();
+
+  await Deno.mkdir(new URL(`${DIST}/`, ROOT), { recursive: true });
+  for (const target of targets) {
+    const output = new URL(`${DIST}/${binaryName(target)}`, ROOT);
+    // A stale binary must not survive a failed build and be packaged.
+    await Deno.remove(output).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
+    console.error(`compile: ${target} -> ${DIST}/${binaryName(target)}`);
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: compileArgs(target),
+      cwd: ROOT,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const errors = decoder.decode(stderr);
+    if (code !== 0 && isRuntimeDownloadFailure(errors)) {
+      console.error(
+        `compile: deno compile must download Deno's denort runtime for ${target} and could not reach it; ` +
+          `binaries are built by the release workflow on GitHub (.github/workflows/release.yml)`,
+      );
+      return 1;
+    }
+    await Deno.stdout.write(stdout);
+    await Deno.stderr.write(stderr);
+    if (code !== 0) {
+      console.error(`compile: deno compile failed for ${target} (exit ${code})`);
+      return 1;
+    }
+  }
+  console.error(`compile: built ${targets.length} binar${targets.length === 1 ? "y" : "ies"} in ${DIST}/`);
+  return 0;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

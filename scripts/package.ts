@@ -1,0 +1,182 @@
+// `deno task package <version>`: turns the binaries `deno task compile` left in
+// dist/ into the release assets, in dist/release/:
+//
+//   tinyagent-<version>-<target>.tar.gz           the file `tinyagent` (mode 755) at the root
+//   tinyagent-<version>-x86_64-pc-windows-msvc.zip the file `tinyagent.exe`
+//   install.sh                                     the installer (…/releases/latest/download/install.sh)
+//   SHA256SUMS                                     `<sha256>  <file>` for each of the above, as sha256sum writes
+//
+// The version (`0.1.0` or `v0.1.0`) must be deno.json's: a tag builds the code it names.
+// dist/ is the one next to this script's deno.json, whatever the working directory.
+
+import { parseArgs } from "node:util";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+import config from "../deno.json" with { type: "json" };
+import { binaryName, TARGETS } from "./compile.ts";
+
+const ROOT = new URL("../", import.meta.url);
+const INSTALL_SH = new URL("install.sh", ROOT);
+const DIST = new URL("dist/", ROOT);
+const RELEASE = new URL("release/", DIST);
+const STAGE = new URL(".package-stage/", DIST);
+const USAGE = "usage: deno task package <version>   (e.g. 0.1.0 or v0.1.0)";
+
+export class PackageError extends Error {}
+
+/** `v1.2.3` or `1.2.3`, with an optional `-pre` suffix, as `1.2.3`; anything else is refused. */
+export function normalizeVersion(text: string): string {
+  const version = text.startsWith("v") ? text.slice(1) : text;
+  if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z][0-9A-Za-z.-]*)?$/.test(version)) {
+    throw new PackageError(
+      `not a version: "${text}" (expected X.Y.Z or X.Y.Z-pre, optionally with a leading v)`,
+    );
+  }
+  return version;
+}
+
+/** The archive a target's binary ships in. */
+export function archiveName(version: string, target: string): string {
+  return `tinyagent-${version}-${target}.${target.includes("windows") ? "zip" : "tar.gz"}`;
+}
+
+/** One line of SHA256SUMS, exactly as `sha256sum` writes it for a file in the current directory. */
+export function sumsLine(name: string, bytes: Uint8Array): string {
+  return `${bytesToHex(sha256(bytes))}  ${name}\n`;
+}
+
+async function exists(path: URL): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+async function removeIfPresent(path: URL): Promise<void> {
+  try {
+    await Deno.remove(path, { recursive: true });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+}
+
+async function tool(program: string, args: string[], cwd: URL): Promise<string> {
+  let result: Deno.CommandOutput;
+  try {
+    result = await new Deno.Command(program, {
+      args,
+      cwd,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      // macOS tar would otherwise add ._ files holding extended attributes.
+      env: { COPYFILE_DISABLE: "1" },
+    }).output();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new PackageError(`${program} was not found; install it and try again`);
+    }
+    throw error;
+  }
+  const decoder = new TextDecoder();
+  if (!result.success) {
+    throw new PackageError(
+      `${program} ${args.join(" ")} failed (exit ${result.code}): ${decoder.decode(result.stderr).trim()}`,
+    );
+  }
+  return decoder.decode(result.stdout);
+}
+
+/** Builds the release assets from the binaries in dist/; returns the asset names. */
+export async function packageRelease(versionArg: string): Promise<string[]> {
+  const version = normalizeVersion(versionArg);
+  if (version !== config.version) {
+    throw new PackageError(
+      `version ${version} is not deno.json's version ${config.version}: the tag must match the code ` +
+        `(tag v${config.version}, or set deno.json's "version" to ${version} first)`,
+    );
+  }
+
+  const present: string[] = [];
+  for (const target of TARGETS) {
+    if (await exists(new URL(binaryName(target), DIST))) present.push(target);
+  }
+  if (present.length === 0) {
+    throw new PackageError(
+      `no binary in dist/ (expected any of ${
+        TARGETS.map(binaryName).join(", ")
+      }): run deno task compile first`,
+    );
+  }
+
+  await removeIfPresent(RELEASE);
+  await removeIfPresent(STAGE);
+  await Deno.mkdir(RELEASE, { recursive: true });
+
+  // GNU tar can record root as the owner, so extracting as root does not hand the file to the build user.
+  const gnuTar = (await tool("tar", ["--version"], DIST)).includes("GNU tar");
+  const owner = gnuTar ? ["--owner=0", "--group=0", "--numeric-owner"] : [];
+
+  const assets: string[] = [];
+  try {
+    for (const target of present) {
+      const windows = target.includes("windows");
+      const member = windows ? "tinyagent.exe" : "tinyagent";
+      const archive = archiveName(version, target);
+      // The binary alone in a directory, renamed and executable, is archived from there.
+      await Deno.mkdir(STAGE);
+      await Deno.copyFile(new URL(binaryName(target), DIST), new URL(member, STAGE));
+      await Deno.chmod(new URL(member, STAGE), 0o755);
+      if (windows) {
+        await tool("zip", ["-q", "-X", `../release/${archive}`, member], STAGE);
+      } else {
+        await tool("tar", ["-czf", `../release/${archive}`, ...owner, member], STAGE);
+      }
+      await Deno.remove(STAGE, { recursive: true });
+      assets.push(archive);
+      console.error(`package: dist/release/${archive}`);
+    }
+  } finally {
+    await removeIfPresent(STAGE);
+  }
+
+  await Deno.copyFile(INSTALL_SH, new URL("install.sh", RELEASE));
+  await Deno.chmod(new URL("install.sh", RELEASE), 0o755);
+  assets.push("install.sh");
+
+  assets.sort();
+  let sums = "";
+  for (const name of assets) sums += sumsLine(name, await Deno.readFile(new URL(name, RELEASE)));
+  await Deno.writeTextFile(new URL("SHA256SUMS", RELEASE), sums);
+  console.error(`package: dist/release/SHA256SUMS (${assets.length} files)`);
+  return [...assets, "SHA256SUMS"];
+}
+
+async function main(args: string[]): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options: { help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
+    if (values.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    if (positionals.length !== 1) throw new PackageError(`expected one version\n${USAGE}`);
+    await packageRelease(positionals[0]);
+    return 0;
+  } catch (error) {
+    if (error instanceof PackageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      console.error(`package: ${(error as Error).message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -1,0 +1,448 @@
+/**
+ * Tests for the release machinery, without compiling (deno compile needs to download Deno's runtime):
+ * the shipped flags, what the binary embeds, `deno task package` end to end on fake binaries, and the
+ * GitHub workflows.
+ *
+ * Run: deno test --allow-net=127.0.0.1 --allow-env --allow-run --allow-read --allow-write tests/release_test.ts
+ */
+import assert from "node:assert/strict";
+import config from "../deno.json" with { type: "json" };
+import { parseStartTask, shippedFlags } from "../scripts/shipped_flags.ts";
+import { binaryName, compileArgs, isRuntimeDownloadFailure, TARGETS } from "../scripts/compile.ts";
+
+const ROOT = new URL("../", import.meta.url);
+const decoder = new TextDecoder();
+const tasks = config.tasks as Record<string, string>;
+
+async function run(
+  program: string,
+  args: string[],
+  cwd: URL | string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await new Deno.Command(program, {
+    args,
+    cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code, stdout: decoder.decode(stdout), stderr: decoder.decode(stderr) };
+}
+
+function onPath(name: string): boolean {
+  const separator = Deno.build.os === "windows" ? ";" : ":";
+  return (Deno.env.get("PATH") ?? "").split(separator).some((dir) => {
+    try {
+      return dir !== "" && Deno.statSync(`${dir}/${name}`).isFile;
+    } catch {
+      return false;
+    }
+  });
+}
+
+Deno.test("shipped flags", async (t) => {
+  await t.step("are exactly the flags of deno.json's start task", () => {
+    const flags = shippedFlags();
+    assert.equal(tasks.start, `deno run ${flags.join(" ")} main.ts`);
+    assert.ok(flags.length > 0);
+    assert.ok(flags.every((flag) => flag.startsWith("-")));
+  });
+
+  await t.step("keep the worker options and never prompt", () => {
+    assert.ok(shippedFlags().includes("--unstable-worker-options"));
+    assert.ok(shippedFlags().includes("--no-prompt"));
+  });
+
+  await t.step("grant no run, write, ffi, sys or all", () => {
+    const forbidden = ["--allow-run", "--allow-write", "--allow-ffi", "--allow-sys", "--allow-all", "-A"];
+    for (const flag of shippedFlags()) {
+      assert.ok(!forbidden.includes(flag.split("=")[0]), `the binary must not be compiled with ${flag}`);
+    }
+  });
+
+  await t.step("a start task of another shape is refused with a clear error", () => {
+    for (
+      const task of [
+        undefined,
+        "deno run main.ts --allow-net",
+        "deno test --allow-net main.ts",
+        "deno run --allow-net other.ts",
+        "deno run --allow-net main.ts mcp",
+        "deno run --allow-net lib/x.ts main.ts",
+      ]
+    ) {
+      assert.throws(() => parseStartTask(task), /start" task.*shipped flags are unknown/, String(task));
+    }
+    assert.deepEqual(parseStartTask("deno run main.ts"), []);
+    assert.deepEqual(parseStartTask("  deno   run -A\tmain.ts "), ["-A"]);
+  });
+
+  await t.step("are what deno compile builds every target with", () => {
+    for (const target of TARGETS) {
+      const args = compileArgs(target);
+      const output = `dist/tinyagent-${target}${target.includes("windows") ? ".exe" : ""}`;
+      assert.equal(binaryName(target), output.slice("dist/".length));
+      assert.deepEqual(args.slice(0, 1 + shippedFlags().length), ["compile", ...shippedFlags()]);
+      assert.deepEqual(args.slice(-5), ["--target", target, "--output", output, "main.ts"]);
+      assert.ok(args.join(" ").includes("--include lib/worker.ts"));
+      assert.ok(args.includes("--exclude-unused-npm"));
+    }
+  });
+
+  await t.step("are spelled out nowhere but the start task", async () => {
+    const files = [
+      "scripts/compile.ts",
+      "scripts/package.ts",
+      ".github/workflows/ci.yml",
+      ".github/workflows/release.yml",
+    ];
+    for (const file of files) {
+      const text = await Deno.readTextFile(new URL(file, ROOT));
+      for (const flag of ["--unstable-worker-options", "--no-prompt"]) {
+        assert.ok(!text.includes(flag), `${file} spells out ${flag}`);
+      }
+    }
+  });
+
+  await t.step("an unreachable runtime download is recognised", () => {
+    const stderr = "error: Writing deno compile executable to temporary file 'dist/t.tmp'\n\nCaused by:\n" +
+      "    0: Setting up base binary.\n" +
+      "    1: error sending request for url (https://dl.deno.land/release/v2.9.6/denort-x86_64-unknown-linux-gnu.zip)";
+    assert.ok(isRuntimeDownloadFailure(stderr));
+    assert.ok(!isRuntimeDownloadFailure("error: TS2322 [ERROR]: Type 'string' is not assignable"));
+  });
+});
+
+Deno.test("the binary embeds main.ts's graph and the worker, nothing else", async () => {
+  for (const entry of ["main.ts", "lib/worker.ts"]) {
+    const { code, stdout, stderr } = await run(Deno.execPath(), ["info", "--json", entry], ROOT);
+    assert.equal(code, 0, stderr);
+    const graph = JSON.parse(stdout) as { modules: { specifier: string }[] };
+    assert.ok(graph.modules.some(({ specifier }) => specifier === new URL(entry, ROOT).href), entry);
+    for (const { specifier } of graph.modules) {
+      if (!specifier.startsWith("file:")) {
+        assert.match(specifier, /^(node:|npm:)/);
+        assert.doesNotMatch(specifier, /modelcontextprotocol/, `${entry} reaches ${specifier}`);
+        continue;
+      }
+      const path = specifier.slice(ROOT.href.length);
+      assert.ok(
+        path === "main.ts" || path === "deno.json" || /^lib\/[a-z0-9_]+\.ts$/.test(path),
+        `${entry} reaches ${path}`,
+      );
+    }
+  }
+});
+
+// --- archives, read without trusting the tools that wrote them -----------------------------------
+
+interface Member {
+  name: string;
+  type: string;
+  mode: number;
+  content: Uint8Array;
+}
+
+async function gunzip(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** The entries of a tar archive; pax extended headers (types x and g) are left out. */
+function readTar(bytes: Uint8Array): Member[] {
+  const members: Member[] = [];
+  let offset = 0;
+  while (offset + 512 <= bytes.length) {
+    const header = bytes.subarray(offset, offset + 512);
+    if (header.every((byte) => byte === 0)) break;
+    const field = (start: number, length: number) =>
+      decoder.decode(header.subarray(start, start + length)).replace(/\0[^]*$/, "");
+    const ustar = decoder.decode(header.subarray(257, 263)) === "ustar\0";
+    const prefix = ustar ? field(345, 155) : "";
+    const name = prefix ? `${prefix}/${field(0, 100)}` : field(0, 100);
+    const size = parseInt(field(124, 12).trim() || "0", 8);
+    const type = field(156, 1) || "0";
+    if (type !== "x" && type !== "g") {
+      members.push({
+        name,
+        type,
+        mode: parseInt(field(100, 8).trim(), 8) & 0o7777,
+        content: bytes.slice(offset + 512, offset + 512 + size),
+      });
+    }
+    offset += 512 + Math.ceil(size / 512) * 512;
+  }
+  return members;
+}
+
+/** The entries of a zip archive, from its central directory (unix mode from the external attributes). */
+async function readZip(bytes: Uint8Array<ArrayBuffer>): Promise<Member[]> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let end = bytes.length - 22;
+  while (end >= 0 && view.getUint32(end, true) !== 0x06054b50) end--;
+  assert.ok(end >= 0, "no end of central directory");
+  const count = view.getUint16(end + 10, true);
+  let offset = view.getUint32(end + 16, true);
+  const members: Member[] = [];
+  for (let i = 0; i < count; i++) {
+    assert.equal(view.getUint32(offset, true), 0x02014b50, "bad central directory entry");
+    const method = view.getUint16(offset + 10, true);
+    const compressedSize = view.getUint32(offset + 20, true);
+    const nameLength = view.getUint16(offset + 28, true);
+    const extraLength = view.getUint16(offset + 30, true);
+    const commentLength = view.getUint16(offset + 32, true);
+    const external = view.getUint32(offset + 38, true);
+    const local = view.getUint32(offset + 42, true);
+    const name = decoder.decode(bytes.subarray(offset + 46, offset + 46 + nameLength));
+    const dataStart = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+    const data = bytes.slice(dataStart, dataStart + compressedSize);
+    let content = data;
+    if (method === 8) {
+      const stream = new Blob([data]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+      content = new Uint8Array(await new Response(stream).arrayBuffer());
+    } else assert.equal(method, 0, `unknown compression method ${method}`);
+    members.push({ name, type: name.endsWith("/") ? "5" : "0", mode: (external >>> 16) & 0o7777, content });
+    offset += 46 + nameLength + extraLength + commentLength;
+  }
+  return members;
+}
+
+// --- deno task package, end to end in a temporary copy of the layout it needs --------------------
+
+/** A fake binary: a shell script that says which target it is. */
+function fakeBinary(version: string, target: string): string {
+  return `#!/bin/sh\necho "tinyagent ${version}"\necho "${target}" >&2\n`;
+}
+
+async function makeLayout(version: string): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "tinyagent-release-" });
+  const json = { ...config, version };
+  await Deno.writeTextFile(`${dir}/deno.json`, JSON.stringify(json, null, 2) + "\n");
+  await Deno.copyFile(new URL("deno.lock", ROOT), `${dir}/deno.lock`);
+  await Deno.copyFile(new URL("install.sh", ROOT), `${dir}/install.sh`);
+  await Deno.mkdir(`${dir}/scripts`);
+  for (const file of ["package.ts", "compile.ts", "shipped_flags.ts"]) {
+    await Deno.copyFile(new URL(`scripts/${file}`, ROOT), `${dir}/scripts/${file}`);
+  }
+  return dir;
+}
+
+async function addBinaries(dir: string, version: string, targets: readonly string[]): Promise<void> {
+  await Deno.mkdir(`${dir}/dist`, { recursive: true });
+  for (const target of targets) {
+    await Deno.writeTextFile(`${dir}/dist/${binaryName(target)}`, fakeBinary(version, target), {
+      mode: 0o644,
+    });
+  }
+}
+
+/** `deno task package <args>` in `dir`, with the task's own permission flags. */
+function packageTask(dir: string, ...args: string[]) {
+  return run(Deno.execPath(), ["task", "--quiet", "package", ...args], dir);
+}
+
+async function listDir(path: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(path)) names.push(entry.name);
+  return names.sort();
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test({
+  name: "deno task package",
+  // The archives are made with the system tar and zip and checked with sha256sum: Linux and macOS only.
+  ignore: Deno.build.os === "windows",
+  async fn(t) {
+    const version = config.version;
+    const dir = await makeLayout(version);
+    const release = `${dir}/dist/release`;
+    const expected = [
+      "SHA256SUMS",
+      "install.sh",
+      ...TARGETS.map((target) =>
+        `tinyagent-${version}-${target}.${target.includes("windows") ? "zip" : "tar.gz"}`
+      ),
+    ].sort();
+    try {
+      await t.step("no binary is refused", async () => {
+        const result = await packageTask(dir, version);
+        assert.notEqual(result.code, 0);
+        assert.match(result.stderr, /no binary in dist\/.*deno task compile/);
+        assert.ok(!(await exists(release)));
+      });
+
+      await addBinaries(dir, version, TARGETS);
+
+      await t.step("a version that is not X.Y.Z is refused", async () => {
+        for (const bad of ["1.2", "v1.2.3.4", "latest", "1.2.3+build", "x1.2.3", ""]) {
+          const result = await packageTask(dir, bad);
+          assert.notEqual(result.code, 0, bad);
+          assert.match(result.stderr, /not a version/, bad);
+        }
+        assert.ok(!(await exists(release)));
+      });
+
+      await t.step("a version other than deno.json's is refused", async () => {
+        const [major, minor, patch] = version.split(/[.-]/).map(Number);
+        const other = `${major}.${minor}.${patch + 1}`;
+        const result = await packageTask(dir, `v${other}`);
+        assert.notEqual(result.code, 0);
+        assert.match(result.stderr, new RegExp(`version ${other} is not deno.json's version ${version}`));
+        assert.ok(!(await exists(release)));
+      });
+
+      await t.step("every binary is packaged, with install.sh and SHA256SUMS", async () => {
+        const result = await packageTask(dir, `v${version}`);
+        assert.equal(result.code, 0, result.stderr);
+        assert.deepEqual(await listDir(release), expected);
+        assert.deepEqual(await listDir(`${dir}/dist`), [...TARGETS.map(binaryName), "release"].sort());
+        assert.deepEqual(
+          await Deno.readFile(`${release}/install.sh`),
+          await Deno.readFile(new URL("install.sh", ROOT)),
+        );
+      });
+
+      await t.step("each tar.gz holds only tinyagent, mode 755, the target's binary", async () => {
+        for (const target of TARGETS.filter((target) => !target.includes("windows"))) {
+          const archive = `${release}/tinyagent-${version}-${target}.tar.gz`;
+          const members = readTar(await gunzip(await Deno.readFile(archive)));
+          assert.deepEqual(members.map(({ name, type, mode }) => ({ name, type, mode })), [
+            { name: "tinyagent", type: "0", mode: 0o755 },
+          ]);
+          assert.equal(decoder.decode(members[0].content), fakeBinary(version, target));
+        }
+      });
+
+      await t.step("the system tar unpacks a runnable tinyagent", async () => {
+        const out = `${dir}/unpacked`;
+        await Deno.mkdir(out);
+        const archive = `${release}/tinyagent-${version}-x86_64-unknown-linux-gnu.tar.gz`;
+        const untar = await run("tar", ["-xzf", archive, "-C", out], dir);
+        assert.equal(untar.code, 0, untar.stderr);
+        assert.deepEqual(await listDir(out), ["tinyagent"]);
+        const ran = await run(`${out}/tinyagent`, ["--version"], out);
+        assert.equal(ran.code, 0);
+        assert.equal(ran.stdout, `tinyagent ${version}\n`);
+        assert.equal(ran.stderr, "x86_64-unknown-linux-gnu\n");
+      });
+
+      await t.step("the Windows zip holds only tinyagent.exe", async () => {
+        const target = "x86_64-pc-windows-msvc";
+        const members = await readZip(await Deno.readFile(`${release}/tinyagent-${version}-${target}.zip`));
+        assert.deepEqual(members.map(({ name, type }) => ({ name, type })), [
+          { name: "tinyagent.exe", type: "0" },
+        ]);
+        assert.equal(decoder.decode(members[0].content), fakeBinary(version, target));
+      });
+
+      await t.step(
+        "SHA256SUMS lists every asset as sha256sum writes it, and sha256sum -c passes",
+        async () => {
+          const sums = await Deno.readTextFile(`${release}/SHA256SUMS`);
+          assert.ok(sums.endsWith("\n"));
+          const lines = sums.slice(0, -1).split("\n");
+          for (const line of lines) assert.match(line, /^[0-9a-f]{64} {2}[^\s/]+$/);
+          assert.deepEqual(
+            lines.map((line) => line.slice(66)),
+            expected.filter((name) => name !== "SHA256SUMS"),
+          );
+          const [program, args] = onPath("sha256sum")
+            ? ["sha256sum", ["-c", "SHA256SUMS"]]
+            : ["shasum", ["-a", "256", "-c", "SHA256SUMS"]]; // macOS without coreutils
+          const check = await run(program, args as string[], release);
+          assert.equal(check.code, 0, check.stdout + check.stderr);
+          assert.equal(check.stdout.trim().split("\n").filter((line) => line.endsWith(": OK")).length, 6);
+        },
+      );
+
+      await t.step("only the binaries present are packaged; an earlier release is replaced", async () => {
+        await Deno.remove(`${dir}/dist/${binaryName("x86_64-apple-darwin")}`);
+        await Deno.remove(`${dir}/dist/${binaryName("x86_64-pc-windows-msvc")}`);
+        const result = await packageTask(dir, version);
+        assert.equal(result.code, 0, result.stderr);
+        assert.deepEqual(
+          await listDir(release),
+          expected.filter((name) => !/x86_64-apple-darwin|windows/.test(name)),
+        );
+        assert.equal((await Deno.readTextFile(`${release}/SHA256SUMS`)).split("\n").length - 1, 4);
+      });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+
+    await t.step("a pre-release version is accepted when deno.json has it", async () => {
+      const pre = "1.2.3-rc.1";
+      const preDir = await makeLayout(pre);
+      try {
+        await addBinaries(preDir, pre, ["aarch64-unknown-linux-gnu"]);
+        const result = await packageTask(preDir, `v${pre}`);
+        assert.equal(result.code, 0, result.stderr);
+        assert.deepEqual(await listDir(`${preDir}/dist/release`), [
+          "SHA256SUMS",
+          "install.sh",
+          `tinyagent-${pre}-aarch64-unknown-linux-gnu.tar.gz`,
+        ]);
+      } finally {
+        await Deno.remove(preDir, { recursive: true });
+      }
+    });
+  },
+});
+
+// --- the workflows --------------------------------------------------------------------------------
+
+Deno.test("GitHub workflows", async (t) => {
+  const read = (name: string) => Deno.readTextFile(new URL(`.github/workflows/${name}`, ROOT));
+  const ci = await read("ci.yml");
+  const release = await read("release.yml");
+
+  await t.step("set up Deno pinned to v2.9.6, never latest", () => {
+    for (const [name, text] of [["ci.yml", ci], ["release.yml", release]]) {
+      const setups = text.match(/uses:\s*denoland\/setup-deno@\S+/g) ?? [];
+      const versions = [...text.matchAll(/deno-version:\s*(\S+)/g)].map((match) => match[1]);
+      assert.ok(setups.length > 0, `${name} does not set up Deno`);
+      assert.deepEqual(setups, setups.map(() => "uses: denoland/setup-deno@v2"), name);
+      assert.deepEqual(versions, setups.map(() => "v2.9.6"), name);
+      assert.doesNotMatch(text, /vx\.x\.x|deno-version:\s*["']?(latest|canary|rc)/i, name);
+    }
+  });
+
+  await t.step("release.yml runs on tags v* and may write the release", () => {
+    assert.match(release, /^on:\n {2}push:\n {4}tags:\n {6}- "v\*"\n/m);
+    assert.match(release, /^permissions:\n {2}contents: write\n/m);
+  });
+
+  await t.step("release.yml compiles, smoke-tests, packages and publishes", () => {
+    const steps = [
+      "deno task compile\n",
+      "dist/tinyagent-x86_64-unknown-linux-gnu --version",
+      "deno task demo --bin dist/tinyagent-x86_64-unknown-linux-gnu\n",
+      'deno task package "$VERSION"\n',
+      'gh release create "$GITHUB_REF_NAME" dist/release/*',
+    ];
+    let from = 0;
+    for (const step of steps) {
+      const at = release.indexOf(step, from);
+      assert.ok(at > from, `release.yml does not run ${JSON.stringify(step)} in order`);
+      from = at;
+    }
+  });
+
+  await t.step("ci.yml tests on Linux, macOS and Windows with the test task's flags", () => {
+    assert.match(ci, /os: \[ubuntu-latest, macos-latest, windows-latest\]/);
+    for (const command of ["deno fmt --check\n", "deno lint\n", "deno check\n", "deno task test\n"]) {
+      assert.ok(ci.includes(`run: ${command}`), command);
+    }
+    const test = tasks.test.match(/deno test (.*) tests\/$/);
+    assert.ok(test, `unexpected test task: ${tasks.test}`);
+    assert.ok(ci.includes(`run: deno test ${test[1]} --ignore=tests/install_test.ts tests/\n`));
+  });
+});
