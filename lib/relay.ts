@@ -36,6 +36,13 @@ export class RelayClient {
   #options: RelayClientOptions;
   #queue: Promise<unknown> = Promise.resolve();
   #nextId = 1;
+  /**
+   * Connections are never kept for reuse: when a reused connection closes before any answer
+   * byte, fetch silently sends the request again with the same token, which a relay that
+   * already read it refuses as a replay (a transport failure shown as `permission:`), and
+   * every request must carry a fresh token, retries included.
+   */
+  #http = Deno.createHttpClient({ poolMaxIdlePerHost: 0 });
 
   constructor(options: RelayClientOptions) {
     this.#options = options;
@@ -104,6 +111,7 @@ export class RelayClient {
         headers: { ...headers, "Authorization": authorization(secretKey, url, body) },
         body,
         signal,
+        client: this.#http,
         // A redirect would move the request away from the URL the token is bound to.
         redirect: "manual",
       });

@@ -112,13 +112,16 @@ class IdScanner {
       return;
     }
     if (this.#inString) {
-      if (this.#key && !this.#escaped && byte !== 0x22 && this.#key.length <= 8) this.#key.push(byte);
+      const closing = byte === 0x22 && !this.#escaped;
+      // Raw bytes, escapes included: JSON.parse reads "i\u0064" as "id" too, so the key is
+      // compared once unescaped. No spelling of "id" is longer than 12 bytes.
+      if (this.#key && !closing && this.#key.length <= 12) this.#key.push(byte);
       if (this.#escaped) this.#escaped = false;
       else if (byte === 0x5c) this.#escaped = true;
-      else if (byte === 0x22) {
+      else if (closing) {
         this.#inString = false;
         if (this.#key) {
-          this.#lastKey = String.fromCharCode(...this.#key);
+          this.#lastKey = unescapeKey(this.#key);
           this.#key = undefined;
         }
       }
@@ -179,6 +182,16 @@ class IdScanner {
     } catch {
       // Not a usable id: the refusal carries id null.
     }
+  }
+}
+
+/** A captured key's raw bytes as JSON reads them; "" when too long to be "id" or not valid. */
+function unescapeKey(raw: number[]): string {
+  if (raw.length > 12) return "";
+  try {
+    return JSON.parse(`"${String.fromCharCode(...raw)}"`);
+  } catch {
+    return "";
   }
 }
 

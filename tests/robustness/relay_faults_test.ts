@@ -1,0 +1,499 @@
+// Every way the relay can fail, at every point the facade talks to it: while
+// loading the tool table for tools/list, while loading it for a tools/call,
+// and during a call. Each failure must reach the host as the contract's
+// prefix (facade.md "Errors": `transport:`, `permission:`, `relay:`), never
+// crash the process or make a second request, and the very next call must
+// succeed once the relay has recovered.
+
+import assert from "node:assert/strict";
+import { verifyEvent } from "nostr-tools/pure";
+import { DEFAULT_TOOLS, type Fault, startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
+import type { Tinyagent } from "../support/tinyagent.ts";
+import {
+  assertKeyNeverLeaks,
+  eventually,
+  parseAnswerLine,
+  startFacade,
+  startTcpProxy,
+} from "../support/robustness_kit.ts";
+
+type Result = {
+  content: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+const READ_TOOLS = [
+  "list_repositories",
+  "read_repository",
+  "list_issues",
+  "read_issue",
+  "list_pull_requests",
+  "read_pull_request",
+  "list_files",
+  "read_file",
+  "read_attachment",
+  "list_rooms",
+  "read_room",
+  "read_thread",
+  "list_wiki",
+  "read_wiki_page",
+  "list_jobs",
+  "read_job",
+  "read_status",
+];
+
+const jsonrpcBody = (message: string, code = -32000) =>
+  JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } });
+
+/** A fault, and what the host must see for it (the relay's failure text, prefix first). */
+interface Case {
+  name: string;
+  fault: () => Fault;
+  expected: RegExp;
+}
+
+const CASES: Case[] = [
+  {
+    name: "connection dropped before any answer",
+    fault: () => ({ drop: true }),
+    expected: /^transport: cannot reach /,
+  },
+  { name: "reset mid-body", fault: () => ({ resetMidBody: true }), expected: /^transport: / },
+  {
+    name: "500 text",
+    fault: () => ({ status: 500, body: "boom\n", contentType: "text/plain" }),
+    expected: /^transport: HTTP 500: boom$/,
+  },
+  { name: "502 without a body", fault: () => ({ status: 502 }), expected: /^transport: HTTP 502$/ },
+  {
+    name: "503 with a JSON-RPC error",
+    fault: () => ({ status: 503, body: jsonrpcBody("overloaded") }),
+    expected: /^transport: HTTP 503: overloaded$/,
+  },
+  {
+    name: "504 HTML",
+    fault: () => ({
+      status: 504,
+      body: "<html><body>Gateway\nTimeout</body></html>",
+      contentType: "text/html",
+    }),
+    expected: /^transport: HTTP 504: <html><body>Gateway Timeout<\/body><\/html>$/,
+  },
+  {
+    name: "invalid JSON",
+    fault: () => ({ status: 200, body: '{"jsonrpc":"2.0","id":1,"result":{' }),
+    expected: /^transport: the relay's answer is not valid JSON$/,
+  },
+  {
+    name: "wrong content type",
+    fault: () => ({
+      status: 200,
+      body: "<html>a captive portal</html>",
+      contentType: "text/html; charset=utf-8",
+    }),
+    expected: /^transport: the relay answered with text\/html; charset=utf-8, not application\/json$/,
+  },
+  {
+    name: "JSON but not a JSON-RPC result",
+    fault: () => ({ status: 200, body: '{"jsonrpc":"2.0","id":1,"result":"ok"}' }),
+    expected: /^transport: the relay's answer is not a JSON-RPC result$/,
+  },
+  {
+    name: "a result for another request",
+    fault: () => ({ status: 200, body: '{"jsonrpc":"2.0","id":"someone-else","result":{"content":[]}}' }),
+    expected: /^transport: the relay answered request "someone-else", not \d+$/,
+  },
+  {
+    name: "a 70 MiB chunked body",
+    fault: () => ({ hugeBodyBytes: 70 * 1024 * 1024, chunked: true }),
+    expected: /^transport: the relay's answer exceeds 64 MiB$/,
+  },
+  {
+    name: "a 70 MiB declared body",
+    fault: () => ({ hugeBodyBytes: 70 * 1024 * 1024 }),
+    expected: /^transport: the relay's answer exceeds 64 MiB$/,
+  },
+  {
+    name: "401 with a JSON-RPC error",
+    fault: () => ({
+      status: 401,
+      body: jsonrpcBody("auth-required: token expired", -32600),
+      headers: { "WWW-Authenticate": 'Nostr realm="tiny"' },
+    }),
+    expected: /^permission: auth-required: token expired$/,
+  },
+  { name: "401 without a body", fault: () => ({ status: 401 }), expected: /^permission: HTTP 401$/ },
+  {
+    name: "403 with a JSON-RPC error",
+    fault: () => ({ status: 403, body: jsonrpcBody("restricted: this relay is members-only", -32600) }),
+    expected: /^permission: restricted: this relay is members-only$/,
+  },
+  {
+    name: "403 text",
+    fault: () => ({ status: 403, body: "Forbidden", contentType: "text/plain" }),
+    expected: /^permission: HTTP 403: Forbidden$/,
+  },
+  {
+    name: "404 text",
+    fault: () => ({ status: 404, body: "404 page not found\n", contentType: "text/plain" }),
+    expected: /^relay: HTTP 404: 404 page not found$/,
+  },
+  {
+    name: "404 with a JSON-RPC error",
+    fault: () => ({ jsonrpcError: { code: -32601, message: "Method not found" }, status: 404 }),
+    expected: /^relay: Method not found$/,
+  },
+  {
+    name: "429 with a JSON-RPC error",
+    fault: () => ({
+      status: 429,
+      body: jsonrpcBody("rate-limited: slow down"),
+      headers: { "Retry-After": "1" },
+    }),
+    expected: /^relay: rate-limited: slow down$/,
+  },
+  {
+    name: "429 without a body",
+    fault: () => ({ status: 429 }),
+    expected: /^relay: HTTP 429$/,
+  },
+  {
+    name: "200 carrying a JSON-RPC error",
+    fault: () => ({ jsonrpcError: { code: -32603, message: "internal: database is locked" }, status: 200 }),
+    expected: /^relay: internal: database is locked$/,
+  },
+  {
+    name: "a redirect, not followed",
+    fault: () => ({ status: 307, headers: { Location: "/elsewhere/mcp" } }),
+    expected: /^relay: HTTP 307$/,
+  },
+];
+
+const mcpRequests = (relay: StrictRelay) => relay.requests.filter((r) => r.path.endsWith("/mcp"));
+
+async function call(facade: Tinyagent, name: string, args: Record<string, unknown> = {}): Promise<Result> {
+  const answer = await facade.request("tools/call", { name, arguments: args });
+  assert.ok(answer.result, `a tool result, not a protocol error: ${JSON.stringify(answer.error)}`);
+  return answer.result as Result;
+}
+
+async function listNames(facade: Tinyagent): Promise<string[]> {
+  const answer = await facade.request("tools/list", {});
+  assert.ok(answer.result, `tools/list is never an error: ${JSON.stringify(answer.error)}`);
+  return (answer.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+}
+
+/** The relay's default list_rooms answer: the call went through and came back whole. */
+function assertWorks(result: Result, context: string): void {
+  assert.equal(result.isError, false, `${context}: ${JSON.stringify(result).slice(0, 300)}`);
+  assert.equal(result.structuredContent?.tool, "list_rooms", context);
+}
+
+function assertFailure(result: Result, expected: RegExp, context: string): void {
+  assert.equal(result.isError, true, `${context}: ${JSON.stringify(result).slice(0, 300)}`);
+  assert.equal(result.content.length, 1, context);
+  assert.equal(result.content[0].type, "text", context);
+  assert.match(result.content[0].text!, expected, context);
+}
+
+/**
+ * Makes the facade drop its cached table: the relay stops listing read_status,
+ * a call to it is refused as unknown, and the table comes back.
+ */
+async function dropTable(facade: Tinyagent, relay: StrictRelay): Promise<void> {
+  relay.setTable(DEFAULT_TOOLS.filter((tool) => tool.name !== "read_status"));
+  const result = await call(facade, "read_status");
+  assertFailure(result, /^relay: Unknown tool: read_status$/, "the relay reports an unknown tool");
+  relay.setTable(DEFAULT_TOOLS);
+}
+
+/** Shuts a process down and checks what it left: exit 0, clean stdout, no key anywhere. */
+async function finish(
+  facade: Tinyagent,
+  key: Parameters<typeof assertKeyNeverLeaks>[0],
+  relays: StrictRelay[],
+): Promise<void> {
+  const { code, lines, stderr } = await facade.finish();
+  assert.equal(code, 0, stderr);
+  assert.ok(!/internal error/i.test(stderr), stderr);
+  for (const [i, line] of lines.entries()) parseAnswerLine(line, `stdout line ${i}: `);
+  assertKeyNeverLeaks(key, { lines, stderr }, relays);
+}
+
+for (const keepAlive of [false, true]) {
+  const connections = keepAlive ? "a keep-alive relay" : "a fresh connection per request";
+  Deno.test(`relay faults, ${connections}: each reaches the host with its prefix, the next call works`, async (t) => {
+    await faultMatrix(t, keepAlive);
+  });
+}
+
+async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<void> {
+  const relay = await startStrictRelay({ keepAlive });
+  const { facade, key } = startFacade(relay.url, relay.host);
+  try {
+    assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"]);
+    for (const { name, fault, expected } of CASES) {
+      await t.step(`${name}: during a call`, async () => {
+        const before = mcpRequests(relay).length;
+        relay.script(fault());
+        assertFailure(await call(facade, "list_rooms"), expected, name);
+        assert.equal(mcpRequests(relay).length, before + 1, "one request: no retry, no redirect followed");
+        assertWorks(await call(facade, "list_rooms"), `${name}: the next call`);
+      });
+
+      await t.step(`${name}: loading the table for tools/list`, async () => {
+        await dropTable(facade, relay);
+        const stderrBefore = facade.stderr.length;
+        relay.script(fault());
+        assert.deepEqual(await listNames(facade), ["tiny_diagnose"], "tiny_diagnose alone, never an error");
+        const line = new RegExp(`tools/list: ${expected.source.replace(/^\^/, "").replace(/\$$/, "")}`);
+        await eventually(
+          () => line.test(facade.stderr.slice(stderrBefore)),
+          `the failure on stderr (${line})`,
+        );
+        assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"], "fetched again");
+        assertWorks(await call(facade, "list_rooms"), `${name}: the next call`);
+      });
+
+      await t.step(`${name}: loading the table for a call`, async () => {
+        await dropTable(facade, relay);
+        const before = mcpRequests(relay).length;
+        relay.script(fault());
+        assertFailure(await call(facade, "list_rooms"), expected, name);
+        assert.equal(mcpRequests(relay).length, before + 1, "the call is not sent after its table failed");
+        assertWorks(await call(facade, "list_rooms"), `${name}: the next call`);
+      });
+    }
+
+    await t.step("nothing was redirected: no request reached the Location", () => {
+      assert.ok(!relay.requests.some((r) => r.path.startsWith("/elsewhere")));
+    });
+
+    await t.step("every request carried a fresh token of the agent's, faults or not", () => {
+      const requests = mcpRequests(relay);
+      for (const request of requests) {
+        assert.ok(request.auth && verifyEvent(structuredClone(request.auth)), "a token that verifies");
+        assert.equal(request.auth.pubkey, key.pubkey);
+      }
+      const ids = requests.map((r) => r.auth!.id);
+      assert.equal(new Set(ids).size, ids.length, "no token used twice");
+    });
+
+    await finish(facade, key, [relay]);
+  } finally {
+    await facade.kill();
+    await relay.close();
+  }
+}
+
+Deno.test("a relay that goes away: connection refused, a hang, then the same port again", async (t) => {
+  const relay = await startStrictRelay();
+  // The facade talks to a proxy port that can stop listening and listen again.
+  const proxy = startTcpProxy(relay.port);
+  await proxy.down(); // a port nothing listens on
+  const { facade, key } = startFacade(proxy.origin, proxy.host, ["--timeout", "1"]);
+  const refused = /^transport: cannot reach http:\/\/127\.0\.0\.1:\d+\/mcp: .+/;
+  try {
+    await t.step("refused while loading the table: tiny_diagnose alone, the reason on stderr", async () => {
+      assert.deepEqual(await listNames(facade), ["tiny_diagnose"]);
+      await eventually(
+        () => /tools\/list: transport: cannot reach /.test(facade.stderr),
+        "the failure on stderr",
+      );
+      assertFailure(await call(facade, "list_rooms"), refused, "a call while nothing listens");
+      assert.equal(relay.requests.length, 0);
+    });
+
+    await t.step("tiny_diagnose reports the refusal as a result: unreachable", async () => {
+      const result = await call(facade, "tiny_diagnose");
+      assert.equal(result.isError, false);
+      assert.match(result.content[0].text!, /^unreachable: /);
+      assert.equal((result.structuredContent as { verdict: string }).verdict, "unreachable");
+    });
+
+    await t.step("the relay comes back on the same port: the table loads, the call works", async () => {
+      proxy.up();
+      assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"]);
+      assertWorks(await call(facade, "list_rooms"), "after recovery");
+    });
+
+    for (let round = 1; round <= 3; round++) {
+      await t.step(`round ${round}: refused mid-session, then back`, async () => {
+        await proxy.down();
+        const before = relay.requests.length;
+        assertFailure(await call(facade, "list_rooms"), refused, "refused");
+        assert.equal(relay.requests.length, before);
+        proxy.up();
+        assertWorks(await call(facade, "list_rooms"), "the next call");
+      });
+    }
+
+    await t.step("a relay that never answers: bounded by --timeout 1, during a call", async () => {
+      relay.script({ hang: true });
+      const started = Date.now();
+      assertFailure(
+        await call(facade, "list_rooms"),
+        /^transport: no answer from http:\/\/127\.0\.0\.1:\d+\/mcp within 1 s$/,
+        "hang",
+      );
+      const elapsed = Date.now() - started;
+      assert.ok(elapsed >= 900 && elapsed < 5000, `answered after ${elapsed} ms`);
+      assertWorks(await call(facade, "list_rooms"), "the next call");
+    });
+
+    await t.step("a relay that never answers: while loading the table", async () => {
+      await dropTable(facade, relay);
+      relay.script({ hang: true });
+      const stderrBefore = facade.stderr.length;
+      assert.deepEqual(await listNames(facade), ["tiny_diagnose"]);
+      await eventually(
+        () => /tools\/list: transport: no answer from .* within 1 s/.test(facade.stderr.slice(stderrBefore)),
+        "the timeout on stderr",
+      );
+      assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"]);
+    });
+
+    await t.step("ping is answered while a call hangs", async () => {
+      relay.script({ hang: true });
+      const hanging = call(facade, "list_rooms");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      assert.deepEqual((await facade.request("ping")).result, {});
+      assert.ok(Date.now() - started < 500, "ping did not wait for the relay");
+      assertFailure(await hanging, /^transport: no answer from /, "hang");
+      assertWorks(await call(facade, "list_rooms"), "the next call");
+    });
+
+    await t.step("down while a call is queued behind a hang: both fail, the next works", async () => {
+      relay.script({ hang: true });
+      const first = call(facade, "list_rooms");
+      const second = call(facade, "read_room", { id: "x" });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await proxy.down();
+      assertFailure(await first, /^transport: /, "the hung call, cut");
+      assertFailure(await second, refused, "the queued call");
+      proxy.up();
+      assertWorks(await call(facade, "list_rooms"), "the next call");
+    });
+
+    await t.step("an answer that stops halfway through its body: bounded by --timeout 1", async () => {
+      relay.setTool(
+        "read_file",
+        () => ({ content: [{ type: "text", text: "x".repeat(200_000) }], isError: false }),
+      );
+      proxy.inject({ stallAfter: 100_000 });
+      const started = Date.now();
+      assertFailure(
+        await call(facade, "read_file", { sha256: "a" }),
+        /^transport: no answer from http:\/\/127\.0\.0\.1:\d+\/mcp within 1 s$/,
+        "stalled body",
+      );
+      assert.ok(Date.now() - started < 5000);
+      assertWorks(await call(facade, "list_rooms"), "the next call");
+    });
+
+    await t.step("an answer that stops inside its status line", async () => {
+      proxy.inject({ stallAfter: 12 });
+      assertFailure(
+        await call(facade, "list_rooms"),
+        /^transport: no answer from .* within 1 s$/,
+        "stalled head",
+      );
+      assertWorks(await call(facade, "list_rooms"), "the next call");
+    });
+
+    const raw: [string, string, RegExp][] = [
+      ["not HTTP at all", "SSH-2.0-OpenSSH_9.6\r\n", /^transport: cannot reach /],
+      ["an empty answer", "", /^transport: cannot reach /],
+      ["a malformed status line", "HTTP/1.1 two hundred OK\r\n\r\n", /^transport: cannot reach /],
+      ["a malformed Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: nope\r\n\r\n{}", /^transport: /],
+      [
+        "a body shorter than its Content-Length",
+        'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"jsonrpc":"2.0"',
+        /^transport: /,
+      ],
+      [
+        "a broken chunked body",
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n",
+        /^transport: /,
+      ],
+      [
+        "an answer that is only an interim 100 Continue",
+        "HTTP/1.1 100 Continue\r\n\r\n",
+        /^transport: /,
+      ],
+    ];
+    for (const [name, bytes, expected] of raw) {
+      await t.step(`a peer that answers ${name}`, async () => {
+        const before = relay.requests.length;
+        proxy.inject({ raw: new TextEncoder().encode(bytes) });
+        assertFailure(await call(facade, "list_rooms"), expected, name);
+        assert.equal(relay.requests.length, before, "the relay itself saw nothing");
+        assertWorks(await call(facade, "list_rooms"), "the next call");
+      });
+    }
+
+    await finish(facade, key, [relay]);
+  } finally {
+    await facade.kill();
+    await proxy.close();
+    await relay.close();
+  }
+});
+
+Deno.test("a fault on the resubmission of a signed event: the prefix, no third call", async (t) => {
+  const relay = await startStrictRelay();
+  const { facade, key } = startFacade(relay.url, relay.host, ["--allow-writes", "--tools", "post_message"]);
+  let fault: Fault | undefined;
+  relay.setTool("post_message", ({ args }) => {
+    if (args.event === undefined) {
+      const unsigned = {
+        kind: 9,
+        created_at: Math.floor(Date.now() / 1000),
+        tags: [["h", "general"]],
+        content: "hi",
+      };
+      return {
+        content: [{ type: "text", text: "sign it" }],
+        structuredContent: { unsigned, next: "sign" },
+        isError: false,
+      };
+    }
+    const answer = fault;
+    fault = undefined;
+    if (answer) return answer;
+    const event = args.event as { id: string };
+    return {
+      content: [{ type: "text", text: "published" }],
+      structuredContent: { event_id: event.id, accepted: true, message: "" },
+      isError: false,
+    };
+  });
+  const calls = () =>
+    relay.requests.filter((r) => (r.json as { method?: string })?.method === "tools/call").map((r) =>
+      (r.json as { params: { arguments: Record<string, unknown> } }).params.arguments
+    );
+  try {
+    for (const { name, fault: make, expected } of CASES) {
+      await t.step(name, async () => {
+        fault = make();
+        const before = calls().length;
+        assertFailure(await call(facade, "post_message", { room: "general" }), expected, name);
+        const made = calls().slice(before);
+        assert.equal(made.length, 2, "the template call and the resubmission, never a third");
+        assert.equal(made[0].event, undefined);
+        const event = made[1].event as Parameters<typeof verifyEvent>[0];
+        assert.ok(verifyEvent(structuredClone(event)), "the resubmission carried a signed event");
+        assert.equal(event.pubkey, key.pubkey);
+        const next = await call(facade, "post_message", { room: "general" });
+        assert.equal(next.isError, false, JSON.stringify(next));
+        assert.equal(next.structuredContent?.accepted, true);
+      });
+    }
+    await finish(facade, key, [relay]);
+  } finally {
+    await facade.kill();
+    await relay.close();
+  }
+});
