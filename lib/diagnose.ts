@@ -2,7 +2,7 @@
 // verdict with specific advice (facade.md, `tiny_diagnose` and its table).
 // The classification and the report are pure; `diagnose` does the one call.
 
-import * as nip19 from "nostr-tools/nip19";
+import { loadNostr, nostr } from "./nostr.ts";
 import type { AgentKey } from "./keys.ts";
 import type { HttpOutcome, RelayClient } from "./relay.ts";
 import { toolError } from "./errors.ts";
@@ -183,7 +183,7 @@ function covering(asked: Asked): string {
 
 function npubOf(hex: string | undefined): string | undefined {
   if (!hex || !/^[0-9a-f]{64}$/.test(hex)) return undefined;
-  return nip19.npubEncode(hex);
+  return nostr().nip19.npubEncode(hex);
 }
 
 function formatTime(seconds: number | undefined): string {
@@ -357,6 +357,7 @@ export function buildReport(
 
 /** The one signed call, then the report. Never throws for a relay failure. */
 export async function diagnose(relay: RelayClient, key: AgentKey, asked: Asked): Promise<Report> {
+  await loadNostr();
   const ask: Record<string, unknown> = {};
   if (asked.rooms.length > 0) ask.rooms = asked.rooms;
   if (asked.kinds.length > 0) ask.kinds = asked.kinds;

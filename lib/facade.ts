@@ -2,8 +2,8 @@
 // sign-and-resubmit step, error mapping and bounds. The host protocol calls
 // it; it calls the relay client. It never sees JSON-RPC framing.
 
-import { finalizeEvent } from "nostr-tools/pure";
 import type { RelayClient } from "./relay.ts";
+import { nostr } from "./nostr.ts";
 import { boundResult } from "./bounds.ts";
 import { failureText, markPermission, type RelayFailure, toolError } from "./errors.ts";
 import { decideSigning, eventToSign } from "./signing.ts";
@@ -111,7 +111,10 @@ export class Facade {
         return toolError(decision.message, decision.showResult ? first.structuredContent : undefined);
       case "sign": {
         const now = Math.floor(Date.now() / 1000);
-        const event = finalizeEvent(eventToSign(decision.template, now), this.#options.secretKey);
+        const event = nostr().pure.finalizeEvent(
+          eventToSign(decision.template, now),
+          this.#options.secretKey,
+        );
         // The second answer is the publish result; it is never signed again.
         return this.#call(name, { ...args, event });
       }

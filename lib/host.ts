@@ -4,7 +4,7 @@
 
 import { LINE_LIMIT } from "./bounds.ts";
 import type { CallOutcome } from "./facade.ts";
-import { type LineEvent, LineWriter, readLines } from "./stdio.ts";
+import { type ByteSink, type LineEvent, LineWriter, readLines } from "./stdio.ts";
 import type { ToolEntry } from "./tools.ts";
 import { NAME, VERSION } from "./version.ts";
 
@@ -109,11 +109,13 @@ function overlongAnswer(event: Extract<LineEvent, { type: "overlong" }>) {
 }
 
 export interface ServeOptions {
-  input: ReadableStream<Uint8Array>;
-  output: WritableStream<Uint8Array>;
+  input: AsyncIterable<Uint8Array>;
+  output: ByteSink;
   tools: ToolProvider;
   log(line: string): void;
   lineLimit?: number;
+  /** Called once, after the first answer has been written (work deferred past the handshake). */
+  afterFirstAnswer?: () => void;
 }
 
 /**
@@ -128,6 +130,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     (error) => options.log(`stdout closed: ${(error as Error).message}`),
   );
   const inFlight = new Set<Promise<void>>();
+  let answered = false;
   for await (const event of readLines(options.input, options.lineLimit)) {
     if (event.type === "overlong") {
       options.log(`refused a ${event.bytes} byte line: over the 48 MiB line limit`);
@@ -140,7 +143,14 @@ export async function serve(options: ServeOptions): Promise<void> {
         options.log(`internal error: ${(error as Error)?.stack ?? error}`);
         return internalError(event.text);
       })
-      .then((answer) => answer === undefined ? undefined : writer.write(answer))
+      .then(async (answer) => {
+        if (answer === undefined) return;
+        await writer.write(answer);
+        if (!answered) {
+          answered = true;
+          options.afterFirstAnswer?.();
+        }
+      })
       .finally(() => inFlight.delete(task));
     inFlight.add(task);
   }

@@ -1,9 +1,10 @@
 // The agent key: read from one environment variable, hex or nsec, never
 // echoed. Every message here names the variable and never its value.
 
-import { getPublicKey } from "nostr-tools/pure";
-import * as nip19 from "nostr-tools/nip19";
-import { hexToBytes } from "@noble/hashes/utils.js";
+import { nostr } from "./nostr.ts";
+
+/** The order of secp256k1's group: a private key is a scalar in [1, n-1]. */
+const CURVE_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 export interface AgentKey {
   secretKey: Uint8Array;
@@ -33,10 +34,10 @@ export function parseKey(value: string | undefined, variable: string): KeyResult
   }
   let secretKey: Uint8Array | undefined;
   if (/^[0-9a-fA-F]{64}$/.test(text)) {
-    secretKey = hexToBytes(text.toLowerCase());
+    secretKey = Uint8Array.from(text.match(/../g)!, (pair) => parseInt(pair, 16));
   } else if (text.startsWith("nsec1")) {
     try {
-      const decoded = nip19.decode(text);
+      const decoded = nostr().nip19.decode(text);
       if (decoded.type === "nsec") secretKey = decoded.data;
     } catch {
       // Reported below without the value.
@@ -48,11 +49,25 @@ export function parseKey(value: string | undefined, variable: string): KeyResult
       error: `${variable} is not a private key: expected 64 hex characters or an nsec1… key`,
     };
   }
-  let pubkey: string;
-  try {
-    pubkey = getPublicKey(secretKey);
-  } catch {
+  // A range check, not a derivation: the first multiplication by G builds noble's precomputed
+  // tables (~20 ms), so the public key is derived on first use, after the handshake.
+  const scalar = secretKey.reduce((value, byte) => (value << 8n) | BigInt(byte), 0n);
+  if (scalar === 0n || scalar >= CURVE_ORDER) {
     return { ok: false, error: `${variable} is not a valid secp256k1 private key` };
   }
-  return { ok: true, key: { secretKey, pubkey, npub: nip19.npubEncode(pubkey) } };
+  const key = secretKey;
+  let pubkey: string | undefined;
+  let npub: string | undefined;
+  return {
+    ok: true,
+    key: {
+      secretKey,
+      get pubkey() {
+        return pubkey ??= nostr().pure.getPublicKey(key);
+      },
+      get npub() {
+        return npub ??= nostr().nip19.npubEncode(this.pubkey);
+      },
+    },
+  };
 }

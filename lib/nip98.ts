@@ -1,9 +1,7 @@
 // NIP-98 proofs for relay requests: one fresh kind 27235 event per request,
 // bound to the exact URL, the method and the SHA-256 of the exact body bytes.
 
-import { finalizeEvent } from "nostr-tools/pure";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex, randomBytes } from "@noble/hashes/utils.js";
+import { nostr } from "./nostr.ts";
 
 export const HTTP_AUTH_KIND = 27235;
 
@@ -27,13 +25,15 @@ export function authorization(
   body: Uint8Array,
   now = Date.now(),
 ): string {
-  const event = finalizeEvent({
+  const { pure, sha2, utils } = nostr();
+  const { bytesToHex, randomBytes } = utils;
+  const event = pure.finalizeEvent({
     kind: HTTP_AUTH_KIND,
     created_at: Math.floor(now / 1000),
     tags: [
       ["u", url],
       ["method", "POST"],
-      ["payload", bytesToHex(sha256(body))],
+      ["payload", bytesToHex(sha2.sha256(body))],
       ["nonce", bytesToHex(randomBytes(12))],
     ],
     content: "",

@@ -3,6 +3,7 @@
 
 import type { RelayEndpoint } from "./endpoint.ts";
 import { authorization } from "./nip98.ts";
+import { loadNostr } from "./nostr.ts";
 import { type FailureClass, interpretAnswer, type RelayAnswer } from "./errors.ts";
 import { NAME, VERSION } from "./version.ts";
 
@@ -42,7 +43,7 @@ export class RelayClient {
    * already read it refuses as a replay (a transport failure shown as `permission:`), and
    * every request must carry a fresh token, retries included.
    */
-  #http = Deno.createHttpClient({ poolMaxIdlePerHost: 0 });
+  #http: Deno.HttpClient | undefined; // created on first use: ~1 ms of start-up
 
   constructor(options: RelayClientOptions) {
     this.#options = options;
@@ -101,17 +102,25 @@ export class RelayClient {
 
   /** Signs and sends one POST with a fresh token, bounded in time and size. */
   async #post(url: string, headers: Record<string, string>, message: unknown): Promise<HttpOutcome> {
+    await loadNostr();
     const { secretKey, timeoutMs } = this.#options;
     const limit = this.#options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
     const body = new TextEncoder().encode(JSON.stringify(message));
-    const signal = AbortSignal.timeout(timeoutMs);
+    // A timer cleared when the call ends: AbortSignal.timeout() would keep its timer, the signal
+    // and what fetch hung on it alive for the whole timeout after every call.
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const timer = setTimeout(
+      () => controller.abort(new DOMException("timed out", "TimeoutError")),
+      timeoutMs,
+    );
     try {
       const response = await fetch(url, {
         method: "POST",
         headers: { ...headers, "Authorization": authorization(secretKey, url, body) },
-        body,
+        body: bodyInit(body),
         signal,
-        client: this.#http,
+        client: this.#http ??= Deno.createHttpClient({ poolMaxIdlePerHost: 0 }),
         // A redirect would move the request away from the URL the token is bound to.
         redirect: "manual",
       });
@@ -133,8 +142,28 @@ export class RelayClient {
         );
       }
       return transport(`cannot reach ${url}: ${describeFetchError(error)}`);
+    } finally {
+      clearTimeout(timer);
     }
   }
+}
+
+/** Bodies above this go out as a stream: Deno's fetch holds about three more copies of a byte body. */
+const STREAM_BODY_BYTES = 1024 * 1024;
+const STREAM_CHUNK_BYTES = 64 * 1024;
+
+/** A large body as a stream of small copies (sent chunked); a small one as it is (with Content-Length). */
+function bodyInit(bytes: Uint8Array<ArrayBuffer>): BodyInit {
+  if (bytes.length <= STREAM_BODY_BYTES) return bytes;
+  let offset = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset >= bytes.length) return controller.close();
+      // A copy: an enqueued view would detach the whole buffer.
+      controller.enqueue(bytes.slice(offset, offset + STREAM_CHUNK_BYTES));
+      offset += STREAM_CHUNK_BYTES;
+    },
+  });
 }
 
 function transport(detail: string): HttpOutcome {

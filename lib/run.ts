@@ -1,15 +1,14 @@
 // Runs a validated command. This is everything that touches the key, the
 // network and stdio, so it is what runs inside the sandbox.
 
-import { generateSecretKey, getPublicKey } from "nostr-tools/pure";
-import * as nip19 from "nostr-tools/nip19";
-import { bytesToHex } from "@noble/hashes/utils.js";
+import { loadNostr } from "./nostr.ts";
 import type { Command } from "./cli.ts";
 import { DEFAULT_KEY_ENV } from "./cli.ts";
 import { type AgentKey, parseKey } from "./keys.ts";
 import { RelayClient } from "./relay.ts";
 import { Facade } from "./facade.ts";
 import { serve } from "./host.ts";
+import { processStdio } from "./stdio.ts";
 import { diagnose, DIAGNOSE_ENTRY, diagnoseTool, exitCode, renderReport } from "./diagnose.ts";
 import type { RelayEndpoint } from "./endpoint.ts";
 import { DIAGNOSE_TOOL } from "./tools.ts";
@@ -26,11 +25,14 @@ function log(line: string): void {
 }
 
 /** Reads the key, refusing with the permission flag to add rather than a stack trace. */
-export function readKey(variable: string): AgentKey {
+export async function readKey(variable: string): Promise<AgentKey> {
   if (Deno.permissions.querySync({ name: "env", variable }).state !== "granted") {
     throw new Fatal(`no permission to read ${variable}; run with --allow-env=${variable}`);
   }
-  const parsed = parseKey(Deno.env.get(variable), variable);
+  const value = Deno.env.get(variable);
+  // Only an nsec key needs the stack (bech32) before the handshake.
+  if (value?.trim().startsWith("nsec1")) await loadNostr();
+  const parsed = parseKey(value, variable);
   if (!parsed.ok) throw new Fatal(parsed.error);
   return parsed.key;
 }
@@ -42,10 +44,10 @@ function requireNet(endpoint: RelayEndpoint): void {
 }
 
 /** The key and a relay client for it, once both permissions are confirmed. */
-function connect(
+async function connect(
   command: Extract<Command, { command: "mcp" | "diagnose" }>,
-): { key: AgentKey; relay: RelayClient } {
-  const key = readKey(command.keyEnv);
+): Promise<{ key: AgentKey; relay: RelayClient }> {
+  const key = await readKey(command.keyEnv);
   requireNet(command.relay);
   return {
     key,
@@ -61,23 +63,25 @@ function connect(
 export async function run(command: Exclude<Command, { command: "help" | "version" }>): Promise<number> {
   switch (command.command) {
     case "keygen": {
-      const secretKey = generateSecretKey();
-      const pubkey = getPublicKey(secretKey);
+      const { pure, nip19, utils } = await loadNostr();
+      const secretKey = pure.generateSecretKey();
+      const pubkey = pure.getPublicKey(secretKey);
       console.log(`# tinyagent key, made ${new Date().toISOString()}`);
       console.log(`# public key (hex):  ${pubkey}`);
       console.log(`# public key (npub): ${nip19.npubEncode(pubkey)}`);
       console.log(`# give the public key to the relay operator to be granted access`);
-      console.log(`${DEFAULT_KEY_ENV}=${bytesToHex(secretKey)}`);
+      console.log(`${DEFAULT_KEY_ENV}=${utils.bytesToHex(secretKey)}`);
       return 0;
     }
     case "whoami": {
-      const key = readKey(command.keyEnv);
+      const key = await readKey(command.keyEnv);
+      await loadNostr();
       console.log(`hex:  ${key.pubkey}`);
       console.log(`npub: ${key.npub}`);
       return 0;
     }
     case "diagnose": {
-      const { key, relay } = connect(command);
+      const { key, relay } = await connect(command);
       const report = await diagnose(relay, key, { rooms: command.rooms, kinds: command.kinds });
       console.log(
         command.json ? JSON.stringify(report, null, 2) : renderReport(report, Deno.stdout.isTerminal()),
@@ -85,7 +89,7 @@ export async function run(command: Exclude<Command, { command: "help" | "version
       return exitCode(report.verdict);
     }
     case "mcp": {
-      const { key, relay } = connect(command);
+      const { key, relay } = await connect(command);
       const facade = new Facade({
         relay,
         secretKey: key.secretKey,
@@ -94,11 +98,23 @@ export async function run(command: Exclude<Command, { command: "help" | "version
         diagnose: { entry: DIAGNOSE_ENTRY, run: (args) => diagnoseTool(relay, key, args) },
         log,
       });
-      log(
-        `mcp: relay ${command.relay.base} as ${key.npub}; ${command.exposed.length} relay tools and ` +
-          `${DIAGNOSE_TOOL} exposed; writes ${command.allowWrites ? "allowed" : "not allowed"}`,
-      );
-      await serve({ input: Deno.stdin.readable, output: Deno.stdout.writable, tools: facade, log });
+      // The line names the key's npub, whose derivation is deferred past the first answer.
+      let announced: Promise<void> | undefined;
+      const announce = () =>
+        announced ??= loadNostr().then(() =>
+          log(
+            `mcp: relay ${command.relay.base} as ${key.npub}; ${command.exposed.length} relay tools and ` +
+              `${DIAGNOSE_TOOL} exposed; writes ${command.allowWrites ? "allowed" : "not allowed"}`,
+          )
+        );
+      await serve({
+        input: processStdio.input,
+        output: processStdio.output,
+        tools: facade,
+        log,
+        afterFirstAnswer: () => void announce(),
+      });
+      await announce();
       return 0;
     }
   }

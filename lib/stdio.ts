@@ -18,11 +18,13 @@ const NEWLINE = 0x0a;
  * still counts.
  */
 export async function* readLines(
-  stream: ReadableStream<Uint8Array>,
+  stream: AsyncIterable<Uint8Array>,
   limit = LINE_LIMIT,
 ): AsyncGenerator<LineEvent> {
-  // The bytes of the line being read; decoded only once the line is complete.
-  let parts: Uint8Array[] = [];
+  // The line being read, decoded piece by piece as it arrives: its bytes are not held, and the
+  // pieces are joined once into one flat string (JSON.parse would otherwise flatten a rope).
+  let texts: string[] = [];
+  let decoder = new TextDecoder();
   let size = 0;
   let scanner: IdScanner | undefined;
 
@@ -30,12 +32,11 @@ export async function* readLines(
     let event: LineEvent;
     if (scanner) event = { type: "overlong", bytes: size, id: scanner.id() };
     else {
-      const decoder = new TextDecoder();
-      let text = "";
-      for (const part of parts) text += decoder.decode(part, { stream: true });
-      event = { type: "line", text: text + decoder.decode() };
+      texts.push(decoder.decode());
+      event = { type: "line", text: texts.length === 1 ? texts[0] : texts.join("") };
     }
-    parts = [];
+    texts = [];
+    decoder = new TextDecoder();
     size = 0;
     scanner = undefined;
     return event;
@@ -51,12 +52,11 @@ export async function* readLines(
       else if (size + piece.length > limit) {
         // Over the limit: scan what was held for the request's id, then keep nothing.
         scanner = new IdScanner();
-        for (const part of parts) scanner.feed(part);
+        scanner.feed(new TextEncoder().encode(texts.join("")));
         scanner.feed(piece);
-        parts = [];
+        texts = [];
       } else if (piece.length > 0) {
-        // A piece that ends its line is used at once; one that continues is copied out of the chunk.
-        parts.push(newline === -1 ? piece.slice() : piece);
+        texts.push(decoder.decode(piece, { stream: true }));
       }
       size += piece.length;
       if (newline === -1) break;
@@ -195,18 +195,43 @@ function unescapeKey(raw: number[]): string {
   }
 }
 
+/** Where answer lines go: a WritableStream, or anything that writes bytes whole. */
+export type ByteSink = WritableStream<Uint8Array> | { write(bytes: Uint8Array): Promise<void> };
+
+/**
+ * The process's stdin and stdout without web streams: Deno loads its streams code on first use
+ * (~2 ms), and the handshake does not need it. Each read is a fresh buffer.
+ */
+export const processStdio = {
+  input: {
+    async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+      for (;;) {
+        const buffer = new Uint8Array(64 * 1024);
+        const read = await Deno.stdin.read(buffer);
+        if (read === null) return;
+        yield buffer.subarray(0, read);
+      }
+    },
+  } as AsyncIterable<Uint8Array>,
+  output: {
+    async write(bytes: Uint8Array): Promise<void> {
+      for (let offset = 0; offset < bytes.length;) offset += await Deno.stdout.write(bytes.subarray(offset));
+    },
+  },
+};
+
 /**
  * Writes one JSON message per line. Writes are queued so lines never
  * interleave, and a closed output (the host went away) stops writing quietly.
  */
 export class LineWriter {
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #writer: { write(bytes: Uint8Array): Promise<void> };
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
   #encoder = new TextEncoder();
 
-  constructor(stream: WritableStream<Uint8Array>, private onError: (error: unknown) => void = () => {}) {
-    this.#writer = stream.getWriter();
+  constructor(stream: ByteSink, private onError: (error: unknown) => void = () => {}) {
+    this.#writer = "getWriter" in stream ? stream.getWriter() : stream;
   }
 
   write(message: unknown): Promise<void> {

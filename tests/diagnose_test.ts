@@ -17,6 +17,9 @@ import {
   type Verdict,
 } from "../lib/diagnose.ts";
 import type { HttpOutcome } from "../lib/relay.ts";
+import { loadNostr } from "../lib/nostr.ts";
+
+await loadNostr();
 
 const RELAY = "https://relay.example.test/r/acme";
 const PUBKEY = "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798";

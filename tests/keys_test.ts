@@ -4,6 +4,9 @@
 import assert from "node:assert/strict";
 import * as nip19 from "nostr-tools/nip19";
 import { parseKey } from "../lib/keys.ts";
+import { loadNostr } from "../lib/nostr.ts";
+
+await loadNostr();
 
 // Private keys 1, 2 and 3: their public keys are the x coordinates of G, 2G
 // and 3G on secp256k1, known independently of any library.

@@ -7,6 +7,9 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { authorization, base64 } from "../lib/nip98.ts";
 import { encodeHeaderValue } from "../lib/relay.ts";
+import { loadNostr } from "../lib/nostr.ts";
+
+await loadNostr();
 
 function decode(header: string) {
   assert.match(header, /^Nostr [A-Za-z0-9+/]+=*$/);
