@@ -1,0 +1,164 @@
+// tinyagent's benchmarks. Each one runs the compared commands side by side in one run, alternating
+// between them, and reports median, p95 and their ratio; the ratio is the figure that counts on a
+// noisy machine. Tables go to stdout, JSON to bench/results/<name>.json (<name>.quick.json with --quick).
+//
+//   deno task bench                          every benchmark, full size
+//   deno task bench --quick                  a smoke run (well under a minute)
+//   deno task bench --only overhead,soak     some of them
+//
+// Run `deno task bench --help` for the sizes.
+
+import { parseArgs } from "node:util";
+import { overhead } from "./lib/overhead.ts";
+import { startup } from "./lib/startup.ts";
+import { payloads } from "./lib/payloads.ts";
+import { soak } from "./lib/soak.ts";
+import { type BenchResult, environment, render, save } from "./lib/report.ts";
+import { MiB } from "./lib/stats.ts";
+
+const BENCHMARKS = ["overhead", "overhead-close", "startup", "payloads", "soak"] as const;
+type Name = (typeof BENCHMARKS)[number];
+
+const HELP = `Usage: deno task bench [flags]
+
+  --only a,b               run only these: ${BENCHMARKS.join(", ")} (default: all)
+  --quick                  small sizes for a smoke run (results go to <name>.quick.json)
+  --calls N                overhead: measured calls per command (default 1000, quick 100)
+  --batch N                overhead: calls per batch before switching command (default 25)
+  --warmup N               overhead: warm-up calls per command (default 50, quick 20)
+  --startup-samples N      startup: spawns per command (default 30, quick 5)
+  --payload-samples N      payloads: fresh children per command and payload (default 3, quick 1)
+  --attachment-mib N       payloads: read_attachment file size (default 4)
+  --text-mb N              payloads: text block size in MB (default 10)
+  --line-mib N             payloads: input line argument size (default 40)
+  --soak-calls N           soak: sequential calls (default 1000, quick 200)
+  --no-keepalive           the relay closes every connection in every benchmark (default: keep-alive;
+                           overhead-close is the overhead benchmark with this setting)
+  --out DIR                where JSON results go (default bench/results; the task may write only there)
+  -h, --help               this help`;
+
+const { values } = parseArgs({
+  args: Deno.args,
+  strict: true,
+  options: {
+    only: { type: "string" },
+    quick: { type: "boolean", default: false },
+    calls: { type: "string" },
+    batch: { type: "string" },
+    warmup: { type: "string" },
+    "startup-samples": { type: "string" },
+    "payload-samples": { type: "string" },
+    "attachment-mib": { type: "string" },
+    "text-mb": { type: "string" },
+    "line-mib": { type: "string" },
+    "soak-calls": { type: "string" },
+    "no-keepalive": { type: "boolean", default: false },
+    out: { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+
+if (values.help) {
+  console.log(HELP);
+  Deno.exit(0);
+}
+
+function number(name: keyof typeof values, full: number, quick = full): number {
+  const raw = values[name];
+  if (raw === undefined) return values.quick ? quick : full;
+  const parsed = Number(raw);
+  if (!Number.isFinite(parsed) || parsed <= 0) {
+    console.error(`bench: --${name} must be a positive number, not ${JSON.stringify(raw)}`);
+    Deno.exit(1);
+  }
+  return parsed;
+}
+
+const only = (values.only?.split(",").map((s) => s.trim()).filter(Boolean) ?? [...BENCHMARKS]) as Name[];
+for (const name of only) {
+  if (!BENCHMARKS.includes(name)) {
+    console.error(`bench: unknown benchmark ${JSON.stringify(name)}; choose from ${BENCHMARKS.join(", ")}`);
+    Deno.exit(1);
+  }
+}
+if (Deno.build.os !== "linux" && (only.includes("payloads") || only.includes("soak"))) {
+  console.error("bench: payloads and soak read /proc/<pid>/status, so they run on Linux only");
+  Deno.exit(1);
+}
+
+const keepAlive = !values["no-keepalive"];
+const outDir = values.out ?? new URL("./results", import.meta.url).pathname;
+const log = (line: string) => console.error(`bench: ${line}`);
+const mode = values.quick ? "quick" : "full";
+
+function overheadWith(keepAlive: boolean): Promise<BenchResult> {
+  return overhead({
+    calls: number("calls", 1000, 100),
+    batch: number("batch", 25),
+    warmup: number("warmup", 50, 20),
+    keepAlive,
+    limit: 1.25,
+    log,
+  });
+}
+
+const runners: Record<Name, () => Promise<BenchResult>> = {
+  overhead: () => overheadWith(keepAlive),
+  "overhead-close": () => overheadWith(false),
+  startup: () =>
+    startup({
+      samples: number("startup-samples", 30, 5),
+      warmup: values.quick ? 1 : 2,
+      keepAlive,
+      limit: 1.5,
+      log,
+    }),
+  payloads: () =>
+    payloads({
+      samples: number("payload-samples", 3, 1),
+      attachmentBytes: Math.round(number("attachment-mib", 4) * MiB),
+      textBytes: Math.round(number("text-mb", 10) * 1e6),
+      lineBytes: Math.round(number("line-mib", 40) * MiB),
+      keepAlive,
+      limit: 4,
+      log,
+    }),
+  soak: () =>
+    soak({
+      calls: number("soak-calls", 1000, 200),
+      warmup: values.quick ? 100 : 500,
+      checkpoint: values.quick ? 50 : 100,
+      keepAlive,
+      log,
+    }),
+};
+
+const env = await environment();
+console.log(
+  `# tinyagent benchmarks (${mode}) — Deno ${
+    (env.deno as { deno: string }).deno
+  }, ${env.cpus} × ${env.cpu}, ` +
+    `load ${env.loadavg}, commit ${String(env.commit).slice(0, 12)}${
+      env.libChanged ? " + local changes" : ""
+    }\n`,
+);
+const started = performance.now();
+let missed = 0;
+for (const name of only) {
+  const t0 = performance.now();
+  const result = await runners[name]();
+  const seconds = (performance.now() - t0) / 1000;
+  console.log(render(result));
+  const path = await save(outDir, values.quick ? `${name}.quick.json` : `${name}.json`, result, {
+    mode,
+    seconds,
+    environment: env,
+  });
+  log(`${name}: ${seconds.toFixed(1)} s, written to ${path}`);
+  missed += result.targets.filter((t) => !t.met && t.judged !== false).length;
+}
+console.log(
+  `${missed === 0 ? "every target met" : `${missed} target(s) missed`} in ${
+    ((performance.now() - started) / 1000).toFixed(1)
+  } s`,
+);

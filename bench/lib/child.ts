@@ -1,0 +1,228 @@
+// A line-oriented child process, driven the way an MCP host drives tinyagent: request lines on
+// stdin, answer lines on stdout, stderr drained. Built for timing: the end of a round trip is taken
+// when the answer's newline arrives, before any decoding, and a long answer is scanned once.
+
+import { commandLine, narrowFlags, ROOT } from "../../tests/support/tinyagent.ts";
+
+/** A received line: its bytes, and performance.now() when its newline arrived. */
+export interface Line {
+  bytes: Uint8Array;
+  at: number;
+}
+
+/** One timed round trip. */
+export interface Trip {
+  ms: number;
+  line: Line;
+}
+
+/** What `/proc/<pid>/status` says about a process's memory, in bytes. */
+export interface Memory {
+  rss: number;
+  hwm: number;
+}
+
+/** The commands the benchmarks compare. */
+export type Program = "tinyagent" | "floor" | "empty" | "empty-stream";
+
+export interface ChildSpec {
+  program: Program;
+  /** The relay's base URL and host:port (for the narrow flags). */
+  relayUrl: string;
+  relayHost: string;
+  keyHex: string;
+  /** Runtime flags added for every program alike (e.g. `--inspect=…`); never permissions. */
+  extraFlags?: string[];
+}
+
+const BENCH = new URL("../", import.meta.url).pathname;
+
+/** `deno run --quiet <narrow flags> <script> …` for each program, all with the same flags. */
+export function argv(spec: ChildSpec): { program: string; args: string[] } {
+  const flags = [...(spec.extraFlags ?? []), ...narrowFlags(spec.relayHost)];
+  switch (spec.program) {
+    case "tinyagent":
+      return commandLine({ flags, args: ["mcp", "--relay", spec.relayUrl] });
+    case "floor":
+      return {
+        program: Deno.execPath(),
+        args: ["run", "--quiet", ...flags, `${BENCH}floor.ts`, spec.relayUrl],
+      };
+    case "empty":
+      return { program: Deno.execPath(), args: ["run", "--quiet", ...flags, `${BENCH}empty.ts`] };
+    case "empty-stream":
+      return { program: Deno.execPath(), args: ["run", "--quiet", ...flags, `${BENCH}empty.ts`, "stream"] };
+  }
+}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+/**
+ * Reads a /proc file. Deno asks for --allow-all to read anything under /proc, so the file is read
+ * by `cat` instead, which --allow-run permits.
+ */
+export async function readProc(path: string): Promise<string> {
+  const output = await new Deno.Command("cat", { args: [path], stdout: "piped", stderr: "piped" }).output();
+  if (!output.success) {
+    throw new Error(`cannot read ${path}: ${new TextDecoder().decode(output.stderr).trim()}`);
+  }
+  return new TextDecoder().decode(output.stdout);
+}
+
+export class LineChild {
+  readonly process: Deno.ChildProcess;
+  readonly spec: ChildSpec;
+  /** performance.now() just before spawn. */
+  readonly spawnedAt: number;
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #lines: Line[] = [];
+  #waiters: ((line: Line | undefined) => void)[] = [];
+  #ended = false;
+  #stderr = "";
+  #done: Promise<void>;
+
+  constructor(spec: ChildSpec) {
+    this.spec = spec;
+    const { program, args } = argv(spec);
+    const command = new Deno.Command(program, {
+      args,
+      cwd: ROOT,
+      env: { TINY_PRIVATE_KEY: spec.keyHex },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    });
+    this.spawnedAt = performance.now();
+    this.process = command.spawn();
+    this.#writer = this.process.stdin.getWriter();
+    this.#done = Promise.all([this.#readStdout(), this.#readStderr()]).then(() => {});
+  }
+
+  get pid(): number {
+    return this.process.pid;
+  }
+
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  async #readStdout(): Promise<void> {
+    let parts: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of this.process.stdout) {
+      let start = 0;
+      for (;;) {
+        const newline = chunk.indexOf(0x0a, start);
+        if (newline === -1) {
+          if (start < chunk.length) {
+            parts.push(chunk.slice(start));
+            size += chunk.length - start;
+          }
+          break;
+        }
+        const at = performance.now();
+        parts.push(chunk.subarray(start, newline));
+        size += newline - start;
+        this.#deliver({ bytes: concat(parts, size), at });
+        parts = [];
+        size = 0;
+        start = newline + 1;
+      }
+    }
+    this.#ended = true;
+    for (const waiter of this.#waiters.splice(0)) waiter(undefined);
+  }
+
+  async #readStderr(): Promise<void> {
+    const decoder = new TextDecoder();
+    for await (const chunk of this.process.stderr) {
+      this.#stderr = (this.#stderr + decoder.decode(chunk, { stream: true })).slice(-16384);
+    }
+  }
+
+  #deliver(line: Line): void {
+    const waiter = this.#waiters.shift();
+    if (waiter) waiter(line);
+    else this.#lines.push(line);
+  }
+
+  /** The next answer line, in order. Fails if the child ends first. */
+  nextLine(): Promise<Line> {
+    const queued = this.#lines.shift();
+    if (queued) return Promise.resolve(queued);
+    if (this.#ended) return Promise.reject(this.#failure("ended before answering"));
+    return new Promise((resolve, reject) =>
+      this.#waiters.push((line) => line ? resolve(line) : reject(this.#failure("ended before answering")))
+    );
+  }
+
+  #failure(what: string): Error {
+    return new Error(`${this.spec.program} ${what}; stderr: ${this.#stderr.trim().slice(-2000)}`);
+  }
+
+  /** Writes bytes or text as they are. */
+  async write(data: string | Uint8Array): Promise<void> {
+    await this.#writer.write(typeof data === "string" ? new TextEncoder().encode(data) : data);
+  }
+
+  /** Writes one request line and times the round trip to its answer line. */
+  async trip(line: string | Uint8Array): Promise<Trip> {
+    const started = performance.now();
+    const answer = this.nextLine();
+    await this.write(line);
+    const received = await answer;
+    return { ms: received.at - started, line: received };
+  }
+
+  /** The child's current and peak resident set size (Linux only). */
+  async memory(): Promise<Memory> {
+    const status = await readProc(`/proc/${this.pid}/status`);
+    const kib = (field: string) => {
+      const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status);
+      if (!match) throw new Error(`no ${field} in /proc/${this.pid}/status`);
+      return Number(match[1]) * 1024;
+    };
+    return { rss: kib("VmRSS"), hwm: kib("VmHWM") };
+  }
+
+  /** Closes stdin and waits for the exit (killing the child after `graceMs`). */
+  async close(graceMs = 5000): Promise<number> {
+    try {
+      await this.#writer.close();
+    } catch {
+      // Already closed.
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<"timeout">((resolve) =>
+      timer = setTimeout(() => resolve("timeout"), graceMs)
+    );
+    const status = await Promise.race([this.process.status, timeout]);
+    clearTimeout(timer);
+    if (status === "timeout") {
+      try {
+        this.process.kill("SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+    const final = await this.process.status;
+    await this.#done;
+    return final.code;
+  }
+}
+
+/** Parses an answer line as JSON-RPC and returns its result, failing on an error answer. */
+export function resultOf(line: Line): Record<string, unknown> {
+  const message = JSON.parse(new TextDecoder().decode(line.bytes));
+  if (!message.result) throw new Error(`not a result: ${JSON.stringify(message).slice(0, 500)}`);
+  return message.result;
+}
