@@ -16,6 +16,7 @@ import {
   startFacade,
   startTcpProxy,
 } from "../support/robustness_kit.ts";
+import { CONTRACT_READ } from "../support/contract.ts";
 
 type Result = {
   content: { type: string; text?: string }[];
@@ -23,25 +24,7 @@ type Result = {
   isError?: boolean;
 };
 
-const READ_TOOLS = [
-  "list_repositories",
-  "read_repository",
-  "list_issues",
-  "read_issue",
-  "list_pull_requests",
-  "read_pull_request",
-  "list_files",
-  "read_file",
-  "read_attachment",
-  "list_rooms",
-  "read_room",
-  "read_thread",
-  "list_wiki",
-  "read_wiki_page",
-  "list_jobs",
-  "read_job",
-  "read_status",
-];
+const READ_TOOLS = CONTRACT_READ;
 
 const jsonrpcBody = (message: string, code = -32000) =>
   JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } });

@@ -17,49 +17,13 @@ import {
 } from "../support/strict_relay.ts";
 import type { TestKey, Tinyagent } from "../support/tinyagent.ts";
 import { assertKeyNeverLeaks, parseAnswerLine, startFacade } from "../support/robustness_kit.ts";
+import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 
-const READ_TOOLS = [
-  "list_repositories",
-  "read_repository",
-  "list_issues",
-  "read_issue",
-  "list_pull_requests",
-  "read_pull_request",
-  "list_files",
-  "read_file",
-  "read_attachment",
-  "list_rooms",
-  "read_room",
-  "read_thread",
-  "list_wiki",
-  "read_wiki_page",
-  "list_jobs",
-  "read_job",
-  "read_status",
-];
+const READ_TOOLS = CONTRACT_READ;
 
 /** facade.md's "Kinds signed" table. */
-const SIGNS: Record<string, number[]> = {
-  create_issue: [1621],
-  create_pull_request: [1618],
-  comment: [1111],
-  post_message: [9],
-  start_thread: [11],
-  reply_in_thread: [12],
-  react: [7],
-  publish_wiki_page: [30818],
-  propose_wiki_merge: [818],
-  upload_attachment: [],
-  request_decision: [9, 1111],
-  request_grant: [1111],
-  request_job: [43001],
-  accept_job: [43002],
-  job_progress: [43003],
-  job_result: [43004],
-  job_error: [43006],
-  cancel_job: [43005],
-};
-const WRITE_TOOLS = Object.keys(SIGNS);
+const SIGNS = CONTRACT_KINDS;
+const WRITE_TOOLS = CONTRACT_WRITE;
 const AUTHORIZATION_KINDS = [22242, 24242, 27235];
 const KINDS = [...new Set([...Object.values(SIGNS).flat(), 0, 1, 30392, 22242, 24242, 27235, 65535])];
 

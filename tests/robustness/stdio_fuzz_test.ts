@@ -20,6 +20,7 @@ import {
   seedFrom,
   startFacade,
 } from "../support/robustness_kit.ts";
+import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 
 const SEED = seedFrom("TINYAGENT_FUZZ_SEED");
 const MESSAGES = 12_000;
@@ -27,46 +28,8 @@ const MESSAGES = 12_000;
 const FORWARD_BUDGET = 160;
 const DIAGNOSE_BUDGET = 8;
 
-// The contract's lists, written out here rather than imported from lib/.
-const READ_TOOLS = [
-  "list_repositories",
-  "read_repository",
-  "list_issues",
-  "read_issue",
-  "list_pull_requests",
-  "read_pull_request",
-  "list_files",
-  "read_file",
-  "read_attachment",
-  "list_rooms",
-  "read_room",
-  "read_thread",
-  "list_wiki",
-  "read_wiki_page",
-  "list_jobs",
-  "read_job",
-  "read_status",
-];
-const WRITE_TOOLS = [
-  "create_issue",
-  "create_pull_request",
-  "comment",
-  "post_message",
-  "start_thread",
-  "reply_in_thread",
-  "react",
-  "publish_wiki_page",
-  "propose_wiki_merge",
-  "upload_attachment",
-  "request_decision",
-  "request_grant",
-  "request_job",
-  "accept_job",
-  "job_progress",
-  "job_result",
-  "job_error",
-  "cancel_job",
-];
+const READ_TOOLS = CONTRACT_READ;
+const WRITE_TOOLS = CONTRACT_WRITE;
 const HANDSHAKE_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const KNOWN_METHODS = ["initialize", "ping", "tools/list", "tools/call"];
 
