@@ -54,6 +54,26 @@ Deno.test("under the shipped flags, a startup failure in the sandbox still reach
   assert.match(run.stderr, /^tinyagent: TINY_PRIVATE_KEY holds a literal/);
 });
 
+Deno.test("under the shipped flags, diagnose's exit status and report reach the caller from the sandbox", async () => {
+  const relay = await startStrictRelay();
+  const key = newKey();
+  try {
+    const run = await runOnce({
+      flags: shippedFlags(),
+      args: ["diagnose", "--relay", relay.url, "--rooms", "general,ops", "--json"],
+      env: { TINY_PRIVATE_KEY: key.hex },
+    });
+    assert.equal(run.code, 2, run.stderr);
+    const report = JSON.parse(run.stdout);
+    assert.equal(report.verdict, "needs-grant");
+    assert.deepEqual(report.checks.coverage.missing.rooms, ["ops"]);
+    assert.equal(report.pubkey, key.pubkey);
+    assert.doesNotMatch(run.stderr, NOT_ACTIVE);
+  } finally {
+    await relay.close();
+  }
+});
+
 Deno.test("code where the facade runs reaches only the relay's host:port and the key variable", async (t) => {
   const relay = await startStrictRelay();
   try {

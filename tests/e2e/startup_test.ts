@@ -2,6 +2,7 @@
 // Every refusal is one clear line, names the variable or flag, never the key.
 
 import assert from "node:assert/strict";
+import { verifyEvent } from "nostr-tools/pure";
 import { assertNoSecret, narrowFlags, newKey, runOnce } from "../support/tinyagent.ts";
 import { startStrictRelay } from "../support/strict_relay.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
@@ -166,4 +167,24 @@ Deno.test("keygen output round-trips through whoami", async () => {
   assert.match(who.stdout, new RegExp(`hex:\\s+${pubkey}`));
   assert.match(who.stdout, new RegExp(`npub:\\s+${npub}`));
   assert.ok(!who.stdout.includes(hex) && !who.stderr.includes(hex), "whoami never prints the key");
+
+  // The generated key signs requests that nostr-tools verifies (the strict relay checks each one).
+  const relay = await startStrictRelay();
+  try {
+    const call = await runOnce({
+      flags: narrowFlags(relay.host),
+      args: ["mcp", "--relay", relay.url],
+      env: { TINY_PRIVATE_KEY: hex },
+      stdin: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_rooms"}}\n',
+    });
+    assert.equal(call.code, 0, call.stderr);
+    assert.equal(JSON.parse(call.stdout).result.isError, false);
+    assert.ok(relay.requests.length > 0);
+    for (const request of relay.requests) {
+      assert.ok(verifyEvent(request.auth!), "the token verifies with nostr-tools");
+      assert.equal(request.auth!.pubkey, pubkey);
+    }
+  } finally {
+    await relay.close();
+  }
 });
