@@ -1,5 +1,7 @@
 // Size bounds on what reaches the host (facade.md, "Bounds"). Pure.
 
+import { isObject } from "./json.ts";
+
 export const TEXT_LIMIT = 64 * 1024;
 export const STRUCTURED_LIMIT = 256 * 1024;
 /** Input lines up to this size are accepted (the reader enforces it). */
@@ -38,10 +40,6 @@ export function truncateText(text: string, limit = TEXT_LIMIT): string {
   // encodeInto never writes a partial character, so `read` ends on a boundary.
   const { read, written } = encoder.encodeInto(text, new Uint8Array(limit));
   return `${text.slice(0, read)}\n[truncated: ${written} of ${total} bytes shown]`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**

@@ -5,8 +5,9 @@
 import { loadNostr, nostr } from "./nostr.ts";
 import type { AgentKey } from "./keys.ts";
 import type { HttpOutcome, RelayClient } from "./relay.ts";
-import { toolError } from "./errors.ts";
+import { relayMessage, toolError } from "./errors.ts";
 import { DIAGNOSE_TOOL, type ToolEntry } from "./tools.ts";
+import { excerpt, isObject, parseJson } from "./json.ts";
 
 export type Verdict = "ok" | "needs-grant" | "not-a-member" | "unauthorized" | "unreachable" | "error";
 /** Why the signed call failed; set on the authentication check only on failure. */
@@ -84,10 +85,6 @@ export function exitCode(verdict: Verdict): number {
   return EXIT[verdict];
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 function stringList(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((item) => typeof item === "string") ? value : undefined;
 }
@@ -120,11 +117,6 @@ export function parseGrantAnswer(value: unknown): GrantAnswer | undefined {
   return answer;
 }
 
-function excerpt(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
-}
-
 /**
  * Classifies the signed browsegrant answer by HTTP status: 200 with a result;
  * 401/403 authorization; 400 `unsupported:` an old relay whose signature
@@ -134,18 +126,9 @@ function excerpt(text: string): string {
 export function classify(outcome: HttpOutcome): Classified {
   if (!outcome.ok) return { kind: "failure", class: "transport", message: outcome.failure.detail };
   const { status, bodyText } = outcome;
-  let body: unknown;
-  try {
-    body = JSON.parse(bodyText);
-  } catch {
-    body = undefined;
-  }
-  const error = isObject(body) && typeof body.error === "string"
-    ? body.error
-    : isObject(body) && isObject(body.error) && typeof body.error.message === "string"
-    ? body.error.message
-    : undefined;
-  const message = error ?? (bodyText.trim() ? excerpt(bodyText) : `HTTP ${status}`);
+  const body = parseJson(bodyText);
+  const error = relayMessage(body);
+  const message = error ?? (bodyText.trim() ? excerpt(bodyText, 300) : `HTTP ${status}`);
   if (status === 401 || status === 403) return { kind: "failure", class: "authorization", message, status };
   if (status === 429) return { kind: "failure", class: "rate-limited", message, status };
   if (status >= 500) {

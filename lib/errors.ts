@@ -1,6 +1,8 @@
 // Relay answers and failures as the host sees them (facade.md, "Errors").
 // Pure: HTTP status and body in, a result or a prefixed failure out.
 
+import { excerpt, isObject, parseJson } from "./json.ts";
+
 /** The three prefixes an agent can act on. */
 export type FailureClass = "permission" | "transport" | "relay";
 
@@ -27,31 +29,13 @@ export function toolError(text: string, structuredContent?: unknown): Record<str
   return result;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-/** A short single-line excerpt of a body that is not JSON, for error details. */
-function excerpt(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
-}
-
 /** The relay's own words: a JSON-RPC error message, or NIP-86's `{"error": "..."}`. */
-function relayMessage(body: unknown): string | undefined {
+export function relayMessage(body: unknown): string | undefined {
   if (!isObject(body)) return undefined;
   const error = body.error;
   if (typeof error === "string") return error;
   if (isObject(error) && typeof error.message === "string") return error.message;
   return undefined;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -72,7 +56,7 @@ export function interpretAnswer(
   if (status === 401 || status === 403) {
     return fail(
       "permission",
-      message ?? (bodyText.trim() ? `${statusLine}: ${excerpt(bodyText)}` : statusLine),
+      message ?? (bodyText.trim() ? `${statusLine}: ${excerpt(bodyText, 200)}` : statusLine),
     );
   }
   if (status >= 500) {
@@ -80,7 +64,7 @@ export function interpretAnswer(
       "transport",
       message
         ? `${statusLine}: ${message}`
-        : `${statusLine}${bodyText.trim() ? `: ${excerpt(bodyText)}` : ""}`,
+        : `${statusLine}${bodyText.trim() ? `: ${excerpt(bodyText, 200)}` : ""}`,
     );
   }
   if (isObject(body) && isObject(body.error)) {
@@ -96,7 +80,10 @@ export function interpretAnswer(
     };
   }
   if (status < 200 || status >= 300) {
-    return fail("relay", message ?? (bodyText.trim() ? `${statusLine}: ${excerpt(bodyText)}` : statusLine));
+    return fail(
+      "relay",
+      message ?? (bodyText.trim() ? `${statusLine}: ${excerpt(bodyText, 200)}` : statusLine),
+    );
   }
   if (!contentType || !/^application\/json\b/i.test(contentType.trim())) {
     return fail(

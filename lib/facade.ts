@@ -8,6 +8,7 @@ import { boundResult } from "./bounds.ts";
 import { failureText, markPermission, type RelayFailure, toolError } from "./errors.ts";
 import { decideSigning, eventToSign } from "./signing.ts";
 import { DIAGNOSE_TOOL, exposedTable, type ToolEntry } from "./tools.ts";
+import { isObject } from "./json.ts";
 
 export interface FacadeOptions {
   relay: RelayClient;
@@ -32,10 +33,6 @@ export type CallOutcome = { result: Record<string, unknown> } | { error: CallErr
 const INVALID_PARAMS = -32602;
 
 type TableState = { ok: true; table: ToolEntry[] } | { ok: false; failure: RelayFailure };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 export class Facade {
   #options: FacadeOptions;

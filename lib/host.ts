@@ -7,6 +7,7 @@ import type { CallOutcome } from "./facade.ts";
 import { type ByteSink, type LineEvent, LineWriter, readLines } from "./stdio.ts";
 import type { ToolEntry } from "./tools.ts";
 import { NAME, VERSION } from "./version.ts";
+import { isObject } from "./json.ts";
 
 /** Handshake versions answered as asked; any other is answered with the fallback. */
 export const HANDSHAKE_VERSIONS: readonly string[] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -23,10 +24,6 @@ export interface ToolProvider {
 }
 
 type Id = string | number | null;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 /** The version answered to an `initialize` that asked for `requested`. */
 export function negotiateVersion(requested: unknown): string {

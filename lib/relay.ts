@@ -2,7 +2,7 @@
 // one at a time, each bounded. Knows nothing of the host.
 
 import type { RelayEndpoint } from "./endpoint.ts";
-import { authorization } from "./nip98.ts";
+import { authorization, base64 } from "./nip98.ts";
 import { loadNostr } from "./nostr.ts";
 import { type FailureClass, interpretAnswer, type RelayAnswer } from "./errors.ts";
 import { NAME, VERSION } from "./version.ts";
@@ -27,10 +27,7 @@ export type HttpOutcome =
 /** `Mcp-Name` as the relay expects it: plain ASCII as is, anything else as `=?base64?…?=`. */
 export function encodeHeaderValue(value: string): string {
   if (/^[\x20-\x7e]*$/.test(value)) return value;
-  const bytes = new TextEncoder().encode(value);
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return `=?base64?${btoa(binary)}?=`;
+  return `=?base64?${base64(new TextEncoder().encode(value))}?=`;
 }
 
 export class RelayClient {

@@ -3,6 +3,7 @@
 // caller with the key, so nothing here can leak it.
 
 import { publishesKind } from "./tools.ts";
+import { isObject } from "./json.ts";
 
 /** An unsigned event exactly as the relay returned it. */
 export interface Template {
@@ -25,10 +26,6 @@ export type SigningDecision =
    * the relay's structuredContent when `showResult` so the model sees it.
    */
   | { action: "refuse"; message: string; showResult: boolean };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 /**
  * Reads `structuredContent.unsigned` of a successful result as a template.
