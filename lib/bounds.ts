@@ -1,6 +1,7 @@
 // Size bounds on what reaches the host (facade.md, "Bounds"). Pure.
 
 import { isObject } from "./json.ts";
+import type { CallToolResult, ContentBlock, JsonObject } from "./mcp.ts";
 
 export const TEXT_LIMIT = 64 * 1024;
 export const STRUCTURED_LIMIT = 256 * 1024;
@@ -49,16 +50,15 @@ export function truncateText(text: string, limit = TEXT_LIMIT): string {
  * note line (a new text block when there is none). Image, audio, resource and
  * other blocks pass through untouched.
  */
-export function boundResult(result: Record<string, unknown>): Record<string, unknown> {
-  const bounded: Record<string, unknown> = { ...result };
-  const content: unknown[] = Array.isArray(result.content)
+export function boundResult(result: JsonObject): CallToolResult {
+  const content: ContentBlock[] = Array.isArray(result.content)
     ? result.content.map((block) =>
       isObject(block) && block.type === "text" && typeof block.text === "string"
-        ? { ...block, text: truncateText(block.text) }
-        : block
+        ? { ...block, type: "text", text: truncateText(block.text) }
+        : block as ContentBlock
     )
     : [];
-  bounded.content = content;
+  const bounded: CallToolResult = { ...result, content };
   if (result.structuredContent !== undefined) {
     const json = JSON.stringify(result.structuredContent);
     const total = json === undefined ? 0 : utf8Length(json);
@@ -70,7 +70,7 @@ export function boundResult(result: Record<string, unknown>): Record<string, unk
       );
       if (first === -1) content.push({ type: "text", text: note });
       else {
-        const block = content[first] as Record<string, unknown>;
+        const block = content[first];
         content[first] = { ...block, text: `${block.text}\n${note}` };
       }
     }

@@ -10,7 +10,7 @@ export interface RelayEndpoint {
   manageUrl: string;
   /** `host:port` with the scheme's default port made explicit: the one net permission needed. */
   netHost: string;
-  /** The environment and network names in errors. */
+  /** The relay's origin: scheme, host and port, without the tenant prefix. */
   origin: string;
 }
 

@@ -1,43 +1,53 @@
-// The facade's tool logic: which tools the host sees, forwarding calls, the
-// sign-and-resubmit step, error mapping and bounds. The host protocol calls
-// it; it calls the relay client. It never sees JSON-RPC framing.
+// The facade's tool logic: which tools the host sees, the table cache,
+// forwarding calls, the sign-and-resubmit step, error marks and bounds. The
+// host protocol calls it; it calls the relay through a narrow port. It never
+// sees JSON-RPC framing and never holds the key, only a Signer.
 
-import type { RelayClient } from "./relay.ts";
-import { nostr } from "./nostr.ts";
 import { boundResult } from "./bounds.ts";
-import { failureText, markPermission, type RelayFailure, toolError } from "./errors.ts";
-import { decideSigning, eventToSign } from "./signing.ts";
-import { DIAGNOSE_TOOL, exposedTable, type ToolEntry } from "./tools.ts";
 import { isObject } from "./json.ts";
+import {
+  type CallOutcome,
+  type CallToolResult,
+  INVALID_PARAMS,
+  type JsonObject,
+  type Tool,
+  toolError,
+} from "./mcp.ts";
+import { failureText, markPermission, type RelayAnswer, type RelayFailure } from "./relay_answer.ts";
+import type { Signer } from "./signer.ts";
+import { decideSigning, eventToSign } from "./signing.ts";
+import { DIAGNOSE_TOOL, exposedTable } from "./tools.ts";
+
+/** The two calls the facade makes to the relay. */
+export interface RelayPort {
+  listTools(): Promise<RelayAnswer>;
+  callTool(name: string, args: JsonObject): Promise<RelayAnswer>;
+}
+
+/** A tool the facade answers itself (`tiny_diagnose`). */
+export interface LocalTool {
+  entry: Tool;
+  call(args: JsonObject): Promise<CallToolResult>;
+}
 
 export interface FacadeOptions {
-  relay: RelayClient;
-  secretKey: Uint8Array;
+  relay: RelayPort;
+  signer: Pick<Signer, "sign">;
   /** Exposed relay tools, in the order they are listed. */
   exposed: readonly string[];
   allowWrites: boolean;
-  /** The `tiny_diagnose` entry and its handler (the report, never an error). */
-  diagnose: { entry: ToolEntry; run(args: Record<string, unknown>): Promise<Record<string, unknown>> };
+  /** `tiny_diagnose`: always offered, answered here, never an error whatever the verdict. */
+  diagnose: LocalTool;
   /** One diagnostic line to stderr. */
   log(line: string): void;
 }
 
-/** A JSON-RPC error the host receives instead of a tool result. */
-export interface CallError {
-  code: number;
-  message: string;
-}
-
-export type CallOutcome = { result: Record<string, unknown> } | { error: CallError };
-
-const INVALID_PARAMS = -32602;
-
-type TableState = { ok: true; table: ToolEntry[] } | { ok: false; failure: RelayFailure };
+type TableState = { ok: true; table: Tool[] } | { ok: false; failure: RelayFailure };
 
 export class Facade {
   #options: FacadeOptions;
   /** The relay's table restricted to the exposed set; kept until the relay reports an unknown tool. */
-  #table: ToolEntry[] | undefined;
+  #table: Tool[] | undefined;
   /** A fetch in progress, shared by concurrent requests. */
   #loading: Promise<TableState> | undefined;
 
@@ -46,7 +56,7 @@ export class Facade {
   }
 
   /** The relay's exposed tools followed by `tiny_diagnose`; never fails. */
-  async listTools(): Promise<ToolEntry[]> {
+  async listTools(): Promise<Tool[]> {
     const state = await this.#loadTable();
     if (!state.ok) {
       this.#options.log(`tools/list: ${failureText(state.failure)}; offering ${DIAGNOSE_TOOL} only`);
@@ -63,7 +73,7 @@ export class Facade {
   }
 
   async #fetchTable(): Promise<TableState> {
-    const answer = await this.#options.relay.mcp("tools/list", {});
+    const answer = await this.#options.relay.listTools();
     if (!answer.ok) return { ok: false, failure: answer.failure };
     const tools = answer.result.tools;
     if (!Array.isArray(tools)) {
@@ -79,16 +89,12 @@ export class Facade {
   /** Answers a `tools/call` request's params. */
   async callTool(params: unknown): Promise<CallOutcome> {
     if (!isObject(params) || typeof params.name !== "string" || params.name === "") {
-      return { error: { code: INVALID_PARAMS, message: "Invalid params: params.name must name a tool" } };
+      return invalidParams("params.name must name a tool");
     }
     const name = params.name;
     const args = params.arguments ?? {};
-    if (!isObject(args)) {
-      return {
-        error: { code: INVALID_PARAMS, message: "Invalid params: params.arguments must be an object" },
-      };
-    }
-    if (name === DIAGNOSE_TOOL) return { result: boundResult(await this.#options.diagnose.run(args)) };
+    if (!isObject(args)) return invalidParams("params.arguments must be an object");
+    if (name === DIAGNOSE_TOOL) return { result: boundResult(await this.#options.diagnose.call(args)) };
     // A tool outside the exposed set is refused before any relay contact.
     if (!this.#options.exposed.includes(name)) return unknownTool(name);
     const state = await this.#loadTable();
@@ -98,7 +104,7 @@ export class Facade {
   }
 
   /** Calls the tool, and when it returns a template the facade may sign, signs it and calls again. */
-  async #forward(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async #forward(name: string, args: JsonObject): Promise<JsonObject> {
     const first = await this.#call(name, args);
     const decision = decideSigning(name, first, this.#options.allowWrites);
     switch (decision.action) {
@@ -108,22 +114,23 @@ export class Facade {
         return toolError(decision.message, decision.showResult ? first.structuredContent : undefined);
       case "sign": {
         const now = Math.floor(Date.now() / 1000);
-        const event = nostr().pure.finalizeEvent(
-          eventToSign(decision.template, now),
-          this.#options.secretKey,
-        );
+        const event = await this.#options.signer.sign(eventToSign(decision.template, now));
         // The second answer is the publish result; it is never signed again.
         return this.#call(name, { ...args, event });
       }
     }
   }
 
-  async #call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const answer = await this.#options.relay.mcp("tools/call", { name, arguments: args });
+  async #call(name: string, args: JsonObject): Promise<JsonObject> {
+    const answer = await this.#options.relay.callTool(name, args);
     if (answer.ok) return answer.result;
     if (answer.failure.unknownTool) this.#table = undefined;
     return toolError(failureText(answer.failure));
   }
+}
+
+function invalidParams(why: string): CallOutcome {
+  return { error: { code: INVALID_PARAMS, message: `Invalid params: ${why}` } };
 }
 
 function unknownTool(name: string): CallOutcome {

@@ -3,27 +3,41 @@
 // facade, and knows nothing of Nostr or the relay.
 
 import { LINE_LIMIT } from "./bounds.ts";
-import type { CallOutcome } from "./facade.ts";
-import { type ByteSink, type LineEvent, LineWriter, readLines } from "./stdio.ts";
-import type { ToolEntry } from "./tools.ts";
-import { NAME, VERSION } from "./version.ts";
 import { isObject } from "./json.ts";
-
-/** Handshake versions answered as asked; any other is answered with the fallback. */
-export const HANDSHAKE_VERSIONS: readonly string[] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
-export const FALLBACK_VERSION = "2025-06-18";
-
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
-export const METHOD_NOT_FOUND = -32601;
+import {
+  type CallOutcome,
+  FALLBACK_VERSION,
+  HANDSHAKE_VERSIONS,
+  INTERNAL_ERROR,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  type RpcId,
+  type Tool,
+} from "./mcp.ts";
+import { type ByteSink, type LineEvent, LineWriter, readLines } from "./stdio.ts";
+import { NAME, VERSION } from "./version.ts";
 
 /** What the host protocol needs from the facade. */
 export interface ToolProvider {
-  listTools(): Promise<ToolEntry[]>;
+  listTools(): Promise<Tool[]>;
   callTool(params: unknown): Promise<CallOutcome>;
 }
 
-type Id = string | number | null;
+/** A JSON-RPC message to write to the host. */
+export type Answer =
+  | { jsonrpc: "2.0"; id: RpcId; result: unknown }
+  | { jsonrpc: "2.0"; id: RpcId; error: { code: number; message: string } };
+
+/** A well-formed request, ready to dispatch. */
+export interface Request {
+  id: string | number;
+  method: string;
+  params: unknown;
+}
+
+/** What one input line is: a request, an answer already decided (a protocol error), or nothing to answer. */
+export type Parsed = { request: Request } | { answer: Answer } | { ignore: true };
 
 /** The version answered to an `initialize` that asked for `requested`. */
 export function negotiateVersion(requested: unknown): string {
@@ -32,46 +46,55 @@ export function negotiateVersion(requested: unknown): string {
     : FALLBACK_VERSION;
 }
 
-function errorMessage(id: Id, code: number, message: string) {
+function errorAnswer(id: RpcId, code: number, message: string): Answer {
   return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
 /**
- * Answers one input line. Returns the answer to write, or undefined for a
- * notification, a response, or a blank line, which get none.
+ * Reads one input line as JSON-RPC. Notifications, stray responses and blank
+ * lines are ignored; anything malformed is answered with the matching error.
  */
-export async function answerLine(line: string, tools: ToolProvider): Promise<unknown | undefined> {
-  if (line.trim() === "") return undefined;
+export function parseLine(line: string): Parsed {
+  if (line.trim() === "") return { ignore: true };
   let message: unknown;
   try {
     message = JSON.parse(line);
   } catch {
-    return errorMessage(null, PARSE_ERROR, "Parse error: the line is not valid JSON");
+    return { answer: errorAnswer(null, PARSE_ERROR, "Parse error: the line is not valid JSON") };
   }
   if (!isObject(message)) {
-    return errorMessage(null, PARSE_ERROR, "Parse error: the line is not one JSON object");
+    return { answer: errorAnswer(null, PARSE_ERROR, "Parse error: the line is not one JSON object") };
   }
   const hasId = Object.hasOwn(message, "id");
   const rawId = message.id;
   const validId = typeof rawId === "string" || (typeof rawId === "number" && Number.isFinite(rawId));
-  const id: Id = validId ? rawId as string | number : null;
-  if (message.jsonrpc !== "2.0") {
-    return errorMessage(id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"');
-  }
+  const id: RpcId = validId ? rawId as string | number : null;
+  const invalid = (why: string): Parsed => ({
+    answer: errorAnswer(id, INVALID_REQUEST, `Invalid Request: ${why}`),
+  });
+  if (message.jsonrpc !== "2.0") return invalid('jsonrpc must be "2.0"');
   if (typeof message.method !== "string") {
     // We never send requests, so a well-formed response is stray, and JSON-RPC forbids answering it.
-    if (hasId && (Object.hasOwn(message, "result") || Object.hasOwn(message, "error"))) return undefined;
-    return errorMessage(id, INVALID_REQUEST, "Invalid Request: method must be a string");
+    if (hasId && (Object.hasOwn(message, "result") || Object.hasOwn(message, "error"))) {
+      return { ignore: true };
+    }
+    return invalid("method must be a string");
   }
-  if (!hasId) return undefined; // A notification: ignored, whatever its method.
+  if (!hasId) return { ignore: true }; // A notification: ignored, whatever its method.
   if (!validId) {
-    return errorMessage(null, INVALID_REQUEST, "Invalid Request: id must be a string or a number");
+    return { answer: errorAnswer(null, INVALID_REQUEST, "Invalid Request: id must be a string or a number") };
   }
   const params = message.params;
   if (params !== undefined && !isObject(params) && !Array.isArray(params)) {
-    return errorMessage(id, INVALID_REQUEST, "Invalid Request: params must be an object or an array");
+    return invalid("params must be an object or an array");
   }
-  switch (message.method) {
+  return { request: { id: id as string | number, method: message.method, params } };
+}
+
+/** Answers one well-formed request. */
+export async function dispatch(request: Request, tools: ToolProvider): Promise<Answer> {
+  const { id, params } = request;
+  switch (request.method) {
     case "initialize":
       return {
         jsonrpc: "2.0",
@@ -93,15 +116,29 @@ export async function answerLine(line: string, tools: ToolProvider): Promise<unk
         : { jsonrpc: "2.0", id, result: outcome.result };
     }
     default:
-      return errorMessage(id, METHOD_NOT_FOUND, `Method not found: ${message.method}`);
+      return errorAnswer(id, METHOD_NOT_FOUND, `Method not found: ${request.method}`);
   }
 }
 
-function overlongAnswer(event: Extract<LineEvent, { type: "overlong" }>) {
-  return errorMessage(
+/** Answers one input line; undefined for a notification, a response, or a blank line. */
+export async function answerLine(line: string, tools: ToolProvider): Promise<Answer | undefined> {
+  const parsed = parseLine(line);
+  if ("ignore" in parsed) return undefined;
+  if ("answer" in parsed) return parsed.answer;
+  return await dispatch(parsed.request, tools);
+}
+
+function mebibytes(bytes: number): string {
+  return `${+(bytes / (1024 * 1024)).toFixed(2)} MiB`;
+}
+
+function overlongAnswer(event: Extract<LineEvent, { type: "overlong" }>, limit: number): Answer {
+  return errorAnswer(
     event.id,
     INVALID_REQUEST,
-    `Invalid Request: the line is ${event.bytes} bytes, over the 48 MiB (${LINE_LIMIT} byte) line limit`,
+    `Invalid Request: the line is ${event.bytes} bytes, over the ${
+      mebibytes(limit)
+    } (${limit} byte) line limit`,
   );
 }
 
@@ -122,46 +159,43 @@ export interface ServeOptions {
  * resolves, so nothing the host sent is lost.
  */
 export async function serve(options: ServeOptions): Promise<void> {
+  const limit = options.lineLimit ?? LINE_LIMIT;
   const writer = new LineWriter(
     options.output,
     (error) => options.log(`stdout closed: ${(error as Error).message}`),
   );
   const inFlight = new Set<Promise<void>>();
   let answered = false;
-  for await (const event of readLines(options.input, options.lineLimit)) {
+  const write = async (answer: Answer) => {
+    await writer.write(answer);
+    if (!answered) {
+      answered = true;
+      options.afterFirstAnswer?.();
+    }
+  };
+  for await (const event of readLines(options.input, limit)) {
     if (event.type === "overlong") {
-      options.log(`refused a ${event.bytes} byte line: over the 48 MiB line limit`);
-      writer.write(overlongAnswer(event));
+      options.log(`refused a ${event.bytes} byte line: over the ${mebibytes(limit)} line limit`);
+      void write(overlongAnswer(event, limit));
       continue;
     }
-    const task = answerLine(event.text, options.tools)
+    const parsed = parseLine(event.text);
+    if ("ignore" in parsed) continue;
+    if ("answer" in parsed) {
+      void write(parsed.answer);
+      continue;
+    }
+    const { request } = parsed;
+    const task = dispatch(request, options.tools)
       .catch((error) => {
         // A bug must not take the session down: answer and say why on stderr.
         options.log(`internal error: ${(error as Error)?.stack ?? error}`);
-        return internalError(event.text);
+        return errorAnswer(request.id, INTERNAL_ERROR, "Internal error");
       })
-      .then(async (answer) => {
-        if (answer === undefined) return;
-        await writer.write(answer);
-        if (!answered) {
-          answered = true;
-          options.afterFirstAnswer?.();
-        }
-      })
+      .then(write)
       .finally(() => inFlight.delete(task));
     inFlight.add(task);
   }
   while (inFlight.size > 0) await Promise.all(inFlight);
   await writer.flush();
-}
-
-function internalError(line: string) {
-  let id: Id = null;
-  try {
-    const parsed = JSON.parse(line);
-    if (typeof parsed?.id === "string" || typeof parsed?.id === "number") id = parsed.id;
-  } catch {
-    // Keep id null.
-  }
-  return errorMessage(id, -32603, "Internal error");
 }

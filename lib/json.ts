@@ -1,7 +1,9 @@
 // Small helpers for JSON values read from the host and the relay. Pure.
 
+import type { JsonObject } from "./mcp.ts";
+
 /** A JSON object (not null, not an array). */
-export function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 

@@ -1,6 +1,7 @@
 // The signing stack (nostr-tools, the secp256k1 and SHA-256 code under it), loaded on first use
 // rather than at start-up: loading and evaluating it costs ~10 ms, more than half of Deno's own
-// start, and the handshake needs none of it.
+// start, and the handshake needs none of it. Every user awaits loadNostr(), so no call depends on
+// another having loaded it first.
 
 type Stack = {
   pure: typeof import("nostr-tools/pure");
@@ -21,10 +22,4 @@ export function loadNostr(): Promise<Stack> {
     import("@noble/hashes/sha2.js"),
     import("@noble/hashes/utils.js"),
   ]).then(([pure, nip19, sha2, utils]) => loaded = { pure, nip19, sha2, utils });
-}
-
-/** The loaded stack; callers are past a loadNostr(). */
-export function nostr(): Stack {
-  if (!loaded) throw new Error("internal: the signing stack is used before loadNostr()");
-  return loaded;
 }

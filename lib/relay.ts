@@ -1,33 +1,20 @@
 // The relay side: signed POSTs to `<relay>/mcp` and `<relay>/manage/rpc`,
-// one at a time, each bounded. Knows nothing of the host.
+// one at a time, each bounded in time and size. Knows nothing of the host.
 
 import type { RelayEndpoint } from "./endpoint.ts";
-import { authorization, base64 } from "./nip98.ts";
-import { loadNostr } from "./nostr.ts";
-import { type FailureClass, interpretAnswer, type RelayAnswer } from "./errors.ts";
-import { NAME, VERSION } from "./version.ts";
+import { type HttpOutcome, interpretAnswer, type RelayAnswer } from "./relay_answer.ts";
+import type { JsonObject } from "./mcp.ts";
+import { manageRequest, mcpRequest, type PreparedRequest, type RelayMethod } from "./relay_request.ts";
+import type { Signer } from "./signer.ts";
 
-/** The relay's MCP revision: stateless, no handshake, `_meta` on every request. */
-export const RELAY_PROTOCOL_VERSION = "2026-07-28";
 /** Answers larger than this are not read: no relay result is legitimately this big. */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 export interface RelayClientOptions {
   endpoint: RelayEndpoint;
-  secretKey: Uint8Array;
+  signer: Signer;
   timeoutMs: number;
   maxAnswerBytes?: number;
-}
-
-/** A raw HTTP answer, or why there was none. */
-export type HttpOutcome =
-  | { ok: true; status: number; contentType: string | null; bodyText: string }
-  | { ok: false; failure: { class: FailureClass; detail: string } };
-
-/** `Mcp-Name` as the relay expects it: plain ASCII as is, anything else as `=?base64?…?=`. */
-export function encodeHeaderValue(value: string): string {
-  if (/^[\x20-\x7e]*$/.test(value)) return value;
-  return `=?base64?${base64(new TextEncoder().encode(value))}?=`;
 }
 
 export class RelayClient {
@@ -50,6 +37,26 @@ export class RelayClient {
     return this.#options.endpoint;
   }
 
+  /** The relay's base URL, tenant prefix included. */
+  get base(): string {
+    return this.#options.endpoint.base;
+  }
+
+  /** The relay's tool table. */
+  listTools(): Promise<RelayAnswer> {
+    return this.#mcp("tools/list", {});
+  }
+
+  /** One relay tool call. */
+  callTool(name: string, args: JsonObject): Promise<RelayAnswer> {
+    return this.#mcp("tools/call", { name, arguments: args });
+  }
+
+  /** One NIP-86 management request to `<relay>/manage/rpc`; the caller reads the answer. */
+  manage(method: string, params: unknown[]): Promise<HttpOutcome> {
+    return this.#serialize(() => this.#post(this.endpoint.manageUrl, manageRequest(method, params)));
+  }
+
   /** Runs `task` after every earlier relay call has finished: calls never overlap. */
   #serialize<T>(task: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(task, task);
@@ -58,51 +65,20 @@ export class RelayClient {
   }
 
   /** One MCP request to `<relay>/mcp`, interpreted per the contract's error table. */
-  mcp(method: "tools/list" | "tools/call", params: Record<string, unknown>): Promise<RelayAnswer> {
+  #mcp(method: RelayMethod, params: JsonObject): Promise<RelayAnswer> {
     return this.#serialize(async () => {
       const id = this.#nextId++;
-      const body = {
-        jsonrpc: "2.0",
-        id,
-        method,
-        params: {
-          ...params,
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": RELAY_PROTOCOL_VERSION,
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": { name: NAME, version: VERSION },
-          },
-        },
-      };
-      const headers: Record<string, string> = {
-        "Accept": "application/json, text/event-stream",
-        "Content-Type": "application/json",
-        "MCP-Protocol-Version": RELAY_PROTOCOL_VERSION,
-        "Mcp-Method": method,
-      };
-      if (method === "tools/call") headers["Mcp-Name"] = encodeHeaderValue(String(params.name));
-      const outcome = await this.#post(this.endpoint.mcpUrl, headers, body);
+      const outcome = await this.#post(this.endpoint.mcpUrl, mcpRequest(id, method, params));
       if (!outcome.ok) return outcome;
       return interpretAnswer(outcome.status, outcome.contentType, outcome.bodyText, id);
     });
   }
 
-  /** One NIP-86 management request to `<relay>/manage/rpc`; the caller reads the answer. */
-  manage(method: string, params: unknown[]): Promise<HttpOutcome> {
-    return this.#serialize(() =>
-      this.#post(this.endpoint.manageUrl, {
-        "Accept": "application/nostr+json+rpc, application/json",
-        "Content-Type": "application/nostr+json+rpc",
-      }, { method, params })
-    );
-  }
-
   /** Signs and sends one POST with a fresh token, bounded in time and size. */
-  async #post(url: string, headers: Record<string, string>, message: unknown): Promise<HttpOutcome> {
-    await loadNostr();
-    const { secretKey, timeoutMs } = this.#options;
+  async #post(url: string, request: PreparedRequest): Promise<HttpOutcome> {
+    const { signer, timeoutMs } = this.#options;
     const limit = this.#options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
-    const body = new TextEncoder().encode(JSON.stringify(message));
+    const authorization = await signer.authorization(url, request.body);
     // A timer cleared when the call ends: AbortSignal.timeout() would keep its timer, the signal
     // and what fetch hung on it alive for the whole timeout after every call.
     const controller = new AbortController();
@@ -114,8 +90,8 @@ export class RelayClient {
     try {
       const response = await fetch(url, {
         method: "POST",
-        headers: { ...headers, "Authorization": authorization(secretKey, url, body) },
-        body: bodyInit(body),
+        headers: { ...request.headers, "Authorization": authorization },
+        body: bodyInit(request.body),
         signal,
         client: this.#http ??= Deno.createHttpClient({ poolMaxIdlePerHost: 0 }),
         // A redirect would move the request away from the URL the token is bound to.

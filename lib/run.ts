@@ -1,16 +1,18 @@
 // Runs a validated command. This is everything that touches the key, the
 // network and stdio, so it is what runs inside the sandbox.
 
-import { loadNostr } from "./nostr.ts";
 import type { Command } from "./cli.ts";
 import { DEFAULT_KEY_ENV } from "./cli.ts";
-import { type AgentKey, parseKey } from "./keys.ts";
-import { RelayClient } from "./relay.ts";
+import { diagnose } from "./diagnose.ts";
+import { exitCode } from "./diagnose_report.ts";
+import { renderReport } from "./diagnose_render.ts";
+import type { RelayEndpoint } from "./endpoint.ts";
 import { Facade } from "./facade.ts";
 import { serve } from "./host.ts";
+import { RelayClient } from "./relay.ts";
+import { Signer } from "./signer.ts";
 import { processStdio } from "./stdio.ts";
-import { diagnose, DIAGNOSE_ENTRY, diagnoseTool, exitCode, renderReport } from "./diagnose.ts";
-import type { RelayEndpoint } from "./endpoint.ts";
+import { diagnoseTool } from "./tiny_diagnose.ts";
 import { DIAGNOSE_TOOL } from "./tools.ts";
 
 /** A startup failure: one line on stderr, then this exit status. */
@@ -25,16 +27,13 @@ function log(line: string): void {
 }
 
 /** Reads the key, refusing with the permission flag to add rather than a stack trace. */
-export async function readKey(variable: string): Promise<AgentKey> {
+export async function readKey(variable: string): Promise<Signer> {
   if (Deno.permissions.querySync({ name: "env", variable }).state !== "granted") {
     throw new Fatal(`no permission to read ${variable}; run with --allow-env=${variable}`);
   }
-  const value = Deno.env.get(variable);
-  // Only an nsec key needs the stack (bech32) before the handshake.
-  if (value?.trim().startsWith("nsec1")) await loadNostr();
-  const parsed = parseKey(value, variable);
+  const parsed = await Signer.fromValue(Deno.env.get(variable), variable);
   if (!parsed.ok) throw new Fatal(parsed.error);
-  return parsed.key;
+  return parsed.signer;
 }
 
 function requireNet(endpoint: RelayEndpoint): void {
@@ -43,79 +42,81 @@ function requireNet(endpoint: RelayEndpoint): void {
   }
 }
 
-/** The key and a relay client for it, once both permissions are confirmed. */
+/** The signer and a relay client for it, once both permissions are confirmed. */
 async function connect(
   command: Extract<Command, { command: "mcp" | "diagnose" }>,
-): Promise<{ key: AgentKey; relay: RelayClient }> {
-  const key = await readKey(command.keyEnv);
+): Promise<{ signer: Signer; relay: RelayClient }> {
+  const signer = await readKey(command.keyEnv);
   requireNet(command.relay);
   return {
-    key,
-    relay: new RelayClient({
-      endpoint: command.relay,
-      secretKey: key.secretKey,
-      timeoutMs: command.timeoutMs,
-    }),
+    signer,
+    relay: new RelayClient({ endpoint: command.relay, signer, timeoutMs: command.timeoutMs }),
   };
 }
 
+async function keygen(): Promise<number> {
+  const { signer, privateKeyHex } = await Signer.generate();
+  const { pubkey, npub } = await signer.identity();
+  console.log(`# tinyagent key, made ${new Date().toISOString()}`);
+  console.log(`# public key (hex):  ${pubkey}`);
+  console.log(`# public key (npub): ${npub}`);
+  console.log(`# give the public key to the relay operator to be granted access`);
+  console.log(`${DEFAULT_KEY_ENV}=${privateKeyHex}`);
+  return 0;
+}
+
+async function mcp(command: Extract<Command, { command: "mcp" }>): Promise<number> {
+  const { signer, relay } = await connect(command);
+  const facade = new Facade({
+    relay,
+    signer,
+    exposed: command.exposed,
+    allowWrites: command.allowWrites,
+    diagnose: diagnoseTool((asked) => diagnose(relay, signer, asked)),
+    log,
+  });
+  // The line names the key's npub, whose derivation is deferred past the first answer.
+  let announced: Promise<void> | undefined;
+  const announce = () =>
+    announced ??= signer.identity().then(({ npub }) =>
+      log(
+        `mcp: relay ${command.relay.base} as ${npub}; ${command.exposed.length} relay tools and ` +
+          `${DIAGNOSE_TOOL} exposed; writes ${command.allowWrites ? "allowed" : "not allowed"}`,
+      )
+    );
+  await serve({
+    input: processStdio.input,
+    output: processStdio.output,
+    tools: facade,
+    log,
+    afterFirstAnswer: () => void announce(),
+  });
+  await announce();
+  return 0;
+}
+
 /** Runs `command` and returns its exit status. */
-export async function run(command: Exclude<Command, { command: "help" | "version" }>): Promise<number> {
+export async function run(
+  command: Exclude<Command, { command: "help" | "version" | "sandbox-check" }>,
+): Promise<number> {
   switch (command.command) {
-    case "keygen": {
-      const { pure, nip19, utils } = await loadNostr();
-      const secretKey = pure.generateSecretKey();
-      const pubkey = pure.getPublicKey(secretKey);
-      console.log(`# tinyagent key, made ${new Date().toISOString()}`);
-      console.log(`# public key (hex):  ${pubkey}`);
-      console.log(`# public key (npub): ${nip19.npubEncode(pubkey)}`);
-      console.log(`# give the public key to the relay operator to be granted access`);
-      console.log(`${DEFAULT_KEY_ENV}=${utils.bytesToHex(secretKey)}`);
-      return 0;
-    }
+    case "keygen":
+      return await keygen();
     case "whoami": {
-      const key = await readKey(command.keyEnv);
-      await loadNostr();
-      console.log(`hex:  ${key.pubkey}`);
-      console.log(`npub: ${key.npub}`);
+      const { pubkey, npub } = await (await readKey(command.keyEnv)).identity();
+      console.log(`hex:  ${pubkey}`);
+      console.log(`npub: ${npub}`);
       return 0;
     }
     case "diagnose": {
-      const { key, relay } = await connect(command);
-      const report = await diagnose(relay, key, { rooms: command.rooms, kinds: command.kinds });
+      const { signer, relay } = await connect(command);
+      const report = await diagnose(relay, signer, { rooms: command.rooms, kinds: command.kinds });
       console.log(
         command.json ? JSON.stringify(report, null, 2) : renderReport(report, Deno.stdout.isTerminal()),
       );
       return exitCode(report.verdict);
     }
-    case "mcp": {
-      const { key, relay } = await connect(command);
-      const facade = new Facade({
-        relay,
-        secretKey: key.secretKey,
-        exposed: command.exposed,
-        allowWrites: command.allowWrites,
-        diagnose: { entry: DIAGNOSE_ENTRY, run: (args) => diagnoseTool(relay, key, args) },
-        log,
-      });
-      // The line names the key's npub, whose derivation is deferred past the first answer.
-      let announced: Promise<void> | undefined;
-      const announce = () =>
-        announced ??= loadNostr().then(() =>
-          log(
-            `mcp: relay ${command.relay.base} as ${key.npub}; ${command.exposed.length} relay tools and ` +
-              `${DIAGNOSE_TOOL} exposed; writes ${command.allowWrites ? "allowed" : "not allowed"}`,
-          )
-        );
-      await serve({
-        input: processStdio.input,
-        output: processStdio.output,
-        tools: facade,
-        log,
-        afterFirstAnswer: () => void announce(),
-      });
-      await announce();
-      return 0;
-    }
+    case "mcp":
+      return await mcp(command);
   }
 }

@@ -1,9 +1,10 @@
 // Template recognition and the signing rules (facade.md, "Sign and resubmit").
 // Pure: decides what to do with a relay result; signing itself happens in the
-// caller with the key, so nothing here can leak it.
+// Signer, so nothing here can leak the key.
 
 import { publishesKind } from "./tools.ts";
 import { isObject } from "./json.ts";
+import type { JsonObject } from "./mcp.ts";
 
 /** An unsigned event exactly as the relay returned it. */
 export interface Template {
@@ -32,7 +33,7 @@ export type SigningDecision =
  * Returns undefined when the shape is not one the facade can sign as is:
  * such a result is passed through unchanged so the host can see it.
  */
-export function recognizeTemplate(result: Record<string, unknown>): Template | undefined {
+export function recognizeTemplate(result: JsonObject): Template | undefined {
   if (result.isError === true) return undefined;
   const structured = result.structuredContent;
   if (!isObject(structured) || !isObject(structured.unsigned)) return undefined;
@@ -59,7 +60,7 @@ export function recognizeTemplate(result: Record<string, unknown>): Template | u
  */
 export function decideSigning(
   tool: string,
-  result: Record<string, unknown>,
+  result: JsonObject,
   allowWrites: boolean,
 ): SigningDecision {
   const template = recognizeTemplate(result);

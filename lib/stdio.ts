@@ -2,6 +2,7 @@
 // writer. Knows lines and JSON values, nothing of MCP.
 
 import { LINE_LIMIT } from "./bounds.ts";
+import { IdScanner } from "./line_id.ts";
 
 /** A complete input line, or the fact that one was too long to accept. */
 export type LineEvent =
@@ -65,134 +66,6 @@ export async function* readLines(
     }
   }
   if (size > 0 || scanner) yield finish();
-}
-
-/**
- * Finds the value of a top-level `"id"` member in a stream of JSON bytes
- * without holding them: tracks nesting and strings, and captures only the
- * key at depth 1 and the id's own bytes.
- */
-class IdScanner {
-  #depth = 0;
-  #inString = false;
-  #escaped = false;
-  #started = false;
-  #invalid = false;
-  /** Bytes of the current depth-1 key, while reading it (only short keys matter). */
-  #key: number[] | undefined;
-  #lastKey = "";
-  #expectKey = false;
-  /** Bytes of the id value, while capturing it. */
-  #value: number[] | undefined;
-  #found: string | number | null = null;
-  #done = false;
-
-  feed(bytes: Uint8Array): void {
-    for (let i = 0; i < bytes.length && !this.#done && !this.#invalid; i++) this.#step(bytes[i]);
-  }
-
-  id(): string | number | null {
-    return this.#found;
-  }
-
-  #step(byte: number): void {
-    if (!this.#started) {
-      if (byte === 0x20 || byte === 0x09 || byte === 0x0d) return;
-      if (byte !== 0x7b) { // '{'
-        this.#invalid = true;
-        return;
-      }
-      this.#started = true;
-      this.#depth = 1;
-      this.#expectKey = true;
-      return;
-    }
-    if (this.#value) {
-      this.#captureValue(byte);
-      return;
-    }
-    if (this.#inString) {
-      const closing = byte === 0x22 && !this.#escaped;
-      // Raw bytes, escapes included: JSON.parse reads "i\u0064" as "id" too, so the key is
-      // compared once unescaped. No spelling of "id" is longer than 12 bytes.
-      if (this.#key && !closing && this.#key.length <= 12) this.#key.push(byte);
-      if (this.#escaped) this.#escaped = false;
-      else if (byte === 0x5c) this.#escaped = true;
-      else if (closing) {
-        this.#inString = false;
-        if (this.#key) {
-          this.#lastKey = unescapeKey(this.#key);
-          this.#key = undefined;
-        }
-      }
-      return;
-    }
-    switch (byte) {
-      case 0x22: // '"'
-        this.#inString = true;
-        if (this.#depth === 1 && this.#expectKey) {
-          this.#key = [];
-          this.#expectKey = false;
-        }
-        return;
-      case 0x7b: // '{'
-      case 0x5b: // '['
-        this.#depth++;
-        return;
-      case 0x7d: // '}'
-      case 0x5d: // ']'
-        this.#depth--;
-        if (this.#depth === 0) this.#done = true;
-        return;
-      case 0x2c: // ','
-        if (this.#depth === 1) this.#expectKey = true;
-        return;
-      case 0x3a: // ':'
-        if (this.#depth === 1 && this.#lastKey === "id") this.#value = [];
-        this.#lastKey = "";
-        return;
-    }
-  }
-
-  /** Collects the id's bytes until the value ends, then parses them as JSON. */
-  #captureValue(byte: number): void {
-    const value = this.#value!;
-    const isString = value.length > 0 && value[0] === 0x22;
-    if (value.length === 0 && (byte === 0x20 || byte === 0x09 || byte === 0x0d)) return;
-    let ended = false;
-    if (isString) {
-      value.push(byte);
-      if (this.#escaped) this.#escaped = false;
-      else if (byte === 0x5c) this.#escaped = true;
-      else if (byte === 0x22 && value.length > 1) ended = true;
-    } else if (byte === 0x2c || byte === 0x7d || byte === 0x20 || byte === 0x09 || byte === 0x0d) {
-      ended = true;
-    } else value.push(byte);
-    if (value.length > 1024) {
-      this.#done = true; // An id this long is not worth naming.
-      return;
-    }
-    if (!ended) return;
-    this.#done = true;
-    try {
-      const parsed = JSON.parse(new TextDecoder().decode(new Uint8Array(value)));
-      if (typeof parsed === "string" || (typeof parsed === "number" && Number.isFinite(parsed))) {
-        this.#found = parsed;
-      }
-    } catch {
-      // Not a usable id: the refusal carries id null.
-    }
-  }
-}
-
-/** A captured key's raw bytes as JSON reads them; "" when too long to be "id" or not valid. */
-function unescapeKey(raw: number[]): string {
-  if (raw.length > 12) return "";
-  try {
-    return JSON.parse(`"${String.fromCharCode(...raw)}"`);
-  } catch {
-    return "";
-  }
 }
 
 /** Where answer lines go: a WritableStream, or anything that writes bytes whole. */

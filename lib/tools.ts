@@ -1,6 +1,9 @@
 // The curated tool lists and the kind table (facade.md, "Exposed tools" and
 // "Sign and resubmit"). Pure data and pure functions: no I/O.
 
+import { isObject } from "./json.ts";
+import type { JsonObject, Tool } from "./mcp.ts";
+
 /** Read tools, offered by default, in the order they are listed. */
 export const READ_TOOLS: readonly string[] = [
   "list_repositories",
@@ -104,32 +107,30 @@ export function resolveExposure(
 /** The listed fields of a relay tool entry that the facade passes on. */
 const KEPT_FIELDS = ["title", "description", "inputSchema", "outputSchema", "annotations"] as const;
 
-export type ToolEntry = Record<string, unknown> & { name: string };
-
 /**
  * Restricts the relay's `tools/list` entries to the exposed names, in the
  * exposure order, keeping only the relay's title, description, schemas and
  * annotations. A relay tool outside the exposed set (including one named
  * `tiny_diagnose`) is never offered.
  */
-export function exposedTable(relayTools: unknown[], exposed: readonly string[]): ToolEntry[] {
-  const byName = new Map<string, Record<string, unknown>>();
+export function exposedTable(relayTools: unknown[], exposed: readonly string[]): Tool[] {
+  const byName = new Map<string, JsonObject>();
   for (const tool of relayTools) {
-    if (tool === null || typeof tool !== "object" || Array.isArray(tool)) continue;
-    const name = (tool as Record<string, unknown>).name;
-    if (typeof name === "string" && !byName.has(name)) byName.set(name, tool as Record<string, unknown>);
+    if (!isObject(tool)) continue;
+    const name = tool.name;
+    if (typeof name === "string" && !byName.has(name)) byName.set(name, tool);
   }
-  const table: ToolEntry[] = [];
+  const table: Tool[] = [];
   for (const name of exposed) {
     const tool = byName.get(name);
     if (!tool || name === DIAGNOSE_TOOL) continue;
-    const entry: ToolEntry = { name };
+    const entry: JsonObject = { name };
     for (const field of KEPT_FIELDS) {
       if (tool[field] !== undefined && tool[field] !== null) entry[field] = tool[field];
     }
     // MCP requires an input schema; a relay entry without one still takes an object.
     if (entry.inputSchema === undefined) entry.inputSchema = { type: "object" };
-    table.push(entry);
+    table.push(entry as unknown as Tool);
   }
   return table;
 }

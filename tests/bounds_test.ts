@@ -208,7 +208,7 @@ Deno.test("boundResult: structuredContent", async (t) => {
     assert.ok(JSON.stringify(structured).length < STRUCTURED_BYTES);
     const out = boundResult({ content: [{ type: "text", text: "t" }], structuredContent: structured });
     assert.deepEqual(out.structuredContent, { truncated: true, bytes: STRUCTURED_BYTES + 1 });
-    assert.equal((out.content as { text: string }[])[0].text, `t\n${note(STRUCTURED_BYTES + 1)}`);
+    assert.equal((out.content[0] as { text: string }).text, `t\n${note(STRUCTURED_BYTES + 1)}`);
   });
   await t.step("with no text block, the note is added as a new text block", () => {
     const structured = structuredOf(300_000);
@@ -227,7 +227,7 @@ Deno.test("boundResult: structuredContent", async (t) => {
       content: [{ type: "text", text: long }],
       structuredContent: structuredOf(STRUCTURED_BYTES + 1),
     });
-    const text = (out.content as { text: string }[])[0].text;
+    const text = (out.content[0] as { text: string }).text;
     assert.ok(text.endsWith(`\n${note(STRUCTURED_BYTES + 1)}`));
     assertCut(long, text.slice(0, -(note(STRUCTURED_BYTES + 1).length + 1)));
   });

@@ -3,23 +3,11 @@
 
 import assert from "node:assert/strict";
 import * as nip19 from "nostr-tools/nip19";
-import {
-  type Asked,
-  buildReport,
-  type Classified,
-  classify,
-  DIAGNOSE_ENTRY,
-  exitCode,
-  parseAsked,
-  parseGrantAnswer,
-  renderReport,
-  type Report,
-  type Verdict,
-} from "../lib/diagnose.ts";
-import type { HttpOutcome } from "../lib/relay.ts";
-import { loadNostr } from "../lib/nostr.ts";
-
-await loadNostr();
+import { type Asked, type Classified, classify, parseGrantAnswer } from "../lib/diagnose_classify.ts";
+import { buildReport, exitCode, type Report, type Verdict } from "../lib/diagnose_report.ts";
+import { renderReport } from "../lib/diagnose_render.ts";
+import { DIAGNOSE_ENTRY, parseAsked } from "../lib/tiny_diagnose.ts";
+import type { HttpOutcome } from "../lib/relay_answer.ts";
 
 const RELAY = "https://relay.example.test/r/acme";
 const PUBKEY = "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798";
@@ -65,7 +53,7 @@ function grantResult(overrides: Record<string, unknown> = {}): Record<string, un
 
 /** The report for one relay answer, the way `diagnose` builds it. */
 function reportFor(outcome: HttpOutcome, asked: Asked = NOTHING): Report {
-  return buildReport(RELAY, KEY, asked, classify(outcome));
+  return buildReport({ relay: RELAY, identity: KEY, asked, npubOf: nip19.npubEncode }, classify(outcome));
 }
 
 Deno.test("classify: every row of the browsegrant table", async (t) => {

@@ -3,9 +3,8 @@
 
 import assert from "node:assert/strict";
 import config from "../deno.json" with { type: "json" };
-import type { CallOutcome } from "../lib/facade.ts";
+import type { CallOutcome, Tool } from "../lib/mcp.ts";
 import { answerLine, negotiateVersion, type ToolProvider } from "../lib/host.ts";
-import type { ToolEntry } from "../lib/tools.ts";
 
 const VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const FALLBACK = "2025-06-18";
@@ -14,10 +13,10 @@ class FakeTools implements ToolProvider {
   listCalls = 0;
   callParams: unknown[] = [];
   constructor(
-    readonly table: ToolEntry[] = [{ name: "read_room", inputSchema: { type: "object" } }],
+    readonly table: Tool[] = [{ name: "read_room", inputSchema: { type: "object" } }],
     readonly outcome: CallOutcome = { result: { content: [{ type: "text", text: "done" }], isError: false } },
   ) {}
-  listTools(): Promise<ToolEntry[]> {
+  listTools(): Promise<Tool[]> {
     this.listCalls++;
     return Promise.resolve(this.table);
   }
@@ -249,7 +248,7 @@ Deno.test("blank lines and stray responses get no answer", async () => {
 
 Deno.test("tools/list and tools/call go to the provider", async (t) => {
   await t.step("tools/list answers the provider's table", async () => {
-    const table: ToolEntry[] = [
+    const table: Tool[] = [
       { name: "read_room", inputSchema: { type: "object" } },
       { name: "tiny_diagnose", inputSchema: { type: "object" } },
     ];

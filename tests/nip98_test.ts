@@ -5,11 +5,15 @@ import assert from "node:assert/strict";
 import { generateSecretKey, getPublicKey, verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { authorization, base64 } from "../lib/nip98.ts";
-import { encodeHeaderValue } from "../lib/relay.ts";
-import { loadNostr } from "../lib/nostr.ts";
+import { encodeHeaderValue } from "../lib/relay_request.ts";
+import { Signer } from "../lib/signer.ts";
 
-await loadNostr();
+/** A Signer for `secretKey`, built the way tinyagent builds one: from the variable's value. */
+async function signerFor(secretKey: Uint8Array): Promise<Signer> {
+  const result = await Signer.fromValue(bytesToHex(secretKey), "TINY_PRIVATE_KEY");
+  assert.ok(result.ok);
+  return result.signer;
+}
 
 function decode(header: string) {
   assert.match(header, /^Nostr [A-Za-z0-9+/]+=*$/);
@@ -18,9 +22,10 @@ function decode(header: string) {
 
 Deno.test("authorization: a kind 27235 event bound to the URL, POST and the body's bytes", async (t) => {
   const secretKey = generateSecretKey();
+  const signer = await signerFor(secretKey);
   const url = "https://relay.example.test/r/acme/mcp";
   const body = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"é":1}}');
-  const event = decode(authorization(secretKey, url, body, 1_700_000_000_000));
+  const event = decode(await signer.authorization(url, body, 1_700_000_000_000));
   await t.step("signed by the key, verified by nostr-tools", () => {
     assert.ok(verifyEvent(event));
     assert.equal(event.pubkey, getPublicKey(secretKey));
@@ -36,18 +41,22 @@ Deno.test("authorization: a kind 27235 event bound to the URL, POST and the body
     assert.match(tags.nonce[0], /^[0-9a-f]{24}$/);
     assert.equal(event.tags.length, 4);
   });
-  await t.step("two identical requests in the same second get different event ids", () => {
+  await t.step("two identical requests in the same second get different event ids", async () => {
     const ids = new Set<string>();
-    for (let i = 0; i < 100; i++) ids.add(decode(authorization(secretKey, url, body, 1_700_000_000_000)).id);
+    for (let i = 0; i < 100; i++) {
+      ids.add(decode(await signer.authorization(url, body, 1_700_000_000_000)).id);
+    }
     assert.equal(ids.size, 100);
   });
-});
-
-Deno.test("base64 matches btoa for every byte value and for large inputs", () => {
-  const all = Uint8Array.from({ length: 256 }, (_, i) => i);
-  assert.equal(base64(all), btoa(String.fromCharCode(...all)));
-  const large = new Uint8Array(200_000).map((_, i) => (i * 31) & 0xff);
-  assert.equal(atob(base64(large)).length, large.length);
+  await t.step("a large body with every byte value is hashed as its exact bytes", async () => {
+    const large = new Uint8Array(200_000).map((_, i) => (i * 31) & 0xff);
+    const proof = decode(await signer.authorization(url, large));
+    assert.ok(verifyEvent(proof));
+    assert.deepEqual(proof.tags.find((tag: string[]) => tag[0] === "payload"), [
+      "payload",
+      bytesToHex(sha256(large)),
+    ]);
+  });
 });
 
 Deno.test("Mcp-Name: plain ASCII as is, anything else as =?base64?…?=", () => {

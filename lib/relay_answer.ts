@@ -1,7 +1,9 @@
-// Relay answers and failures as the host sees them (facade.md, "Errors").
-// Pure: HTTP status and body in, a result or a prefixed failure out.
+// Reading the relay's answers (facade.md, "Errors"): an HTTP status and body
+// become a tool result or a `permission:` / `transport:` / `relay:` failure,
+// and a relay refusal inside a result gets its `permission: ` mark. Pure.
 
 import { excerpt, isObject, parseJson } from "./json.ts";
+import { INVALID_PARAMS, type JsonObject } from "./mcp.ts";
 
 /** The three prefixes an agent can act on. */
 export type FailureClass = "permission" | "transport" | "relay";
@@ -13,20 +15,16 @@ export interface RelayFailure {
   unknownTool?: boolean;
 }
 
-export type RelayAnswer = { ok: true; result: Record<string, unknown> } | {
-  ok: false;
-  failure: RelayFailure;
-};
+/** A raw HTTP answer from the relay, or why there was none. */
+export type HttpOutcome =
+  | { ok: true; status: number; contentType: string | null; bodyText: string }
+  | { ok: false; failure: { class: FailureClass; detail: string } };
+
+/** A relay answer to one MCP request: its result object, or why there is none. */
+export type RelayAnswer = { ok: true; result: JsonObject } | { ok: false; failure: RelayFailure };
 
 export function failureText(failure: RelayFailure): string {
   return `${failure.class}: ${failure.detail}`;
-}
-
-/** A tool result the model reads as a failure. */
-export function toolError(text: string, structuredContent?: unknown): Record<string, unknown> {
-  const result: Record<string, unknown> = { content: [{ type: "text", text }], isError: true };
-  if (structuredContent !== undefined) result.structuredContent = structuredContent;
-  return result;
 }
 
 /** The relay's own words: a JSON-RPC error message, or NIP-86's `{"error": "..."}`. */
@@ -75,7 +73,7 @@ export function interpretAnswer(
       failure: {
         class: "relay",
         detail: text,
-        unknownTool: code === -32602 && /^unknown tool/i.test(text),
+        unknownTool: code === INVALID_PARAMS && /^unknown tool/i.test(text),
       },
     };
   }
@@ -117,9 +115,9 @@ function needsPermissionPrefix(text: unknown): text is string {
  * `structuredContent.message` that start with `restricted:` or
  * `auth-required:`. Anything else is returned as it is.
  */
-export function markPermission(result: Record<string, unknown>): Record<string, unknown> {
+export function markPermission(result: JsonObject): JsonObject {
   if (result.isError !== true) return result;
-  const marked: Record<string, unknown> = { ...result };
+  const marked: JsonObject = { ...result };
   if (Array.isArray(result.content)) {
     marked.content = result.content.map((block) =>
       isObject(block) && block.type === "text" && needsPermissionPrefix(block.text)

@@ -1,12 +1,11 @@
 // The agent key (`--key-env`): hex or nsec from one variable; every refusal
-// names the variable and never echoes its value.
+// names the variable and never echoes its value. The Signer holds the key, so
+// a key is checked by what it signs, verified with nostr-tools.
 
 import assert from "node:assert/strict";
 import * as nip19 from "nostr-tools/nip19";
-import { parseKey } from "../lib/keys.ts";
-import { loadNostr } from "../lib/nostr.ts";
-
-await loadNostr();
+import { verifyEvent } from "nostr-tools/pure";
+import { type Identity, Signer } from "../lib/signer.ts";
 
 // Private keys 1, 2 and 3: their public keys are the x coordinates of G, 2G
 // and 3G on secp256k1, known independently of any library.
@@ -31,44 +30,51 @@ function hexBytes(hex: string): Uint8Array {
   return Uint8Array.from(hex.match(/../g)!.map((pair) => parseInt(pair, 16)));
 }
 
-function ok(value: string | undefined, variable = "TINY_PRIVATE_KEY") {
-  const result = parseKey(value, variable);
+/** The key's identity, after checking that what it signs verifies as that public key. */
+async function ok(value: string | undefined, variable = "TINY_PRIVATE_KEY"): Promise<Identity> {
+  const result = await Signer.fromValue(value, variable);
   assert.ok(result.ok, `expected a key, got ${JSON.stringify(result)}`);
-  return result.key;
+  const identity = await result.signer.identity();
+  const event = await result.signer.sign({ kind: 1, created_at: 1_700_000_000, tags: [], content: "probe" });
+  assert.ok(verifyEvent({ ...event }), "the signature verifies");
+  assert.equal(event.pubkey, identity.pubkey, "signed by the key's own public key");
+  return identity;
+}
+
+/** A refusal's error text. */
+async function refused(value: string | undefined, variable: string): Promise<string> {
+  const result = await Signer.fromValue(value, variable);
+  assert.equal(result.ok, false, `${JSON.stringify(value)} must be refused`);
+  return result.ok ? "" : result.error;
 }
 
 Deno.test("accepted keys", async (t) => {
-  await t.step("64 lowercase hex characters give the known public key", () => {
+  await t.step("64 lowercase hex characters give the known public key", async () => {
     for (const [secret, pubkey] of KNOWN) {
-      const key = ok(secret);
+      const key = await ok(secret);
       assert.equal(key.pubkey, pubkey);
-      assert.deepEqual(key.secretKey, hexBytes(secret));
       assert.equal(key.npub, nip19.npubEncode(pubkey));
       assert.deepEqual(nip19.decode(key.npub), { type: "npub", data: pubkey });
     }
   });
-  await t.step("uppercase and mixed-case hex give the same key as lowercase", () => {
-    const lower = ok(MIXED_CASE.toLowerCase());
+  await t.step("uppercase and mixed-case hex give the same key as lowercase", async () => {
+    const lower = await ok(MIXED_CASE.toLowerCase());
     for (const variant of [MIXED_CASE, MIXED_CASE.toUpperCase()]) {
-      const key = ok(variant);
-      assert.equal(key.pubkey, lower.pubkey);
-      assert.deepEqual(key.secretKey, lower.secretKey);
+      assert.equal((await ok(variant)).pubkey, lower.pubkey);
     }
-    assert.equal(ok(KNOWN[0][0].toUpperCase()).pubkey, KNOWN[0][1]);
+    assert.equal((await ok(KNOWN[0][0].toUpperCase())).pubkey, KNOWN[0][1]);
   });
-  await t.step("nsec yields the same public key as the hex form", () => {
+  await t.step("nsec yields the same public key as the hex form", async () => {
     for (const [secret, pubkey] of KNOWN) {
       const nsec = nip19.nsecEncode(hexBytes(secret));
-      const key = ok(nsec);
-      assert.equal(key.pubkey, pubkey);
-      assert.deepEqual(key.secretKey, hexBytes(secret));
+      assert.equal((await ok(nsec)).pubkey, pubkey);
     }
-    const lower = ok(MIXED_CASE.toLowerCase());
-    assert.equal(ok(nip19.nsecEncode(hexBytes(MIXED_CASE.toLowerCase()))).pubkey, lower.pubkey);
+    const lower = await ok(MIXED_CASE.toLowerCase());
+    assert.equal((await ok(nip19.nsecEncode(hexBytes(MIXED_CASE.toLowerCase())))).pubkey, lower.pubkey);
   });
-  await t.step("surrounding whitespace (a trailing newline from a .env file) is ignored", () => {
-    assert.equal(ok(`  ${KNOWN[0][0]}\n`).pubkey, KNOWN[0][1]);
-    assert.equal(ok(`\t${nip19.nsecEncode(hexBytes(KNOWN[1][0]))}\r\n`).pubkey, KNOWN[1][1]);
+  await t.step("surrounding whitespace (a trailing newline from a .env file) is ignored", async () => {
+    assert.equal((await ok(`  ${KNOWN[0][0]}\n`)).pubkey, KNOWN[0][1]);
+    assert.equal((await ok(`\t${nip19.nsecEncode(hexBytes(KNOWN[1][0]))}\r\n`)).pubkey, KNOWN[1][1]);
   });
 });
 
@@ -107,33 +113,55 @@ Deno.test("refused keys: every error names the variable and never the value", as
   });
   for (const variable of ["TINY_PRIVATE_KEY", "HERMES_AGENT_SECRET"]) {
     for (const [name, value] of REFUSED) {
-      await t.step(`${name} (${variable})`, () => {
-        const result = parseKey(value, variable);
-        assert.equal(result.ok, false, `${name} must be refused`);
-        if (result.ok) return;
-        assert.ok(result.error.includes(variable), `names ${variable}: ${result.error}`);
+      await t.step(`${name} (${variable})`, async () => {
+        const error = await refused(value, variable);
+        assert.ok(error.includes(variable), `names ${variable}: ${error}`);
         const trimmed = value?.trim() ?? "";
         if (trimmed !== "") {
-          assert.ok(!result.error.includes(trimmed), `echoes the value: ${result.error}`);
+          assert.ok(!error.includes(trimmed), `echoes the value: ${error}`);
         }
         // No run of 8 characters of a key-like value leaks either.
         if (/^[0-9a-zA-Z]{20,}$/.test(trimmed)) {
           for (let i = 0; i + 8 <= trimmed.length; i++) {
             const run = trimmed.slice(i, i + 8);
-            assert.ok(!result.error.includes(run), `leaks ${run}: ${result.error}`);
+            assert.ok(!error.includes(run), `leaks ${run}: ${error}`);
           }
         }
       });
     }
   }
-  await t.step("unset, empty and placeholder errors say what happened", () => {
-    const unset = parseKey(undefined, "K");
-    const empty = parseKey("  ", "K");
-    const placeholder = parseKey("${K}", "K");
-    assert.ok(!unset.ok && !empty.ok && !placeholder.ok);
-    if (unset.ok || empty.ok || placeholder.ok) return;
-    assert.match(unset.error, /not set/);
-    assert.match(empty.error, /empty/);
-    assert.match(placeholder.error, /placeholder/);
+  await t.step("unset, empty and placeholder errors say what happened", async () => {
+    assert.match(await refused(undefined, "K"), /not set/);
+    assert.match(await refused("  ", "K"), /empty/);
+    assert.match(await refused("${K}", "K"), /placeholder/);
   });
+});
+
+Deno.test("the key never leaves the Signer: printing, serializing or inspecting it shows no key", async () => {
+  const [secret] = KNOWN[2];
+  const result = await Signer.fromValue(secret, "TINY_PRIVATE_KEY");
+  assert.ok(result.ok);
+  const signer = result.signer;
+  await signer.warm();
+  const nsec = nip19.nsecEncode(hexBytes(secret));
+  for (const shown of [JSON.stringify(signer), Deno.inspect(signer, { depth: 10 }), String(signer)]) {
+    assert.ok(!shown.includes(secret.replace(/^0+/, "")) && !shown.includes(nsec), shown);
+    assert.doesNotMatch(shown, /Uint8Array|\b3\b/, shown);
+  }
+  assert.deepEqual(Object.keys(signer), []);
+});
+
+Deno.test("a generated key signs as its own public key", async () => {
+  const { signer, privateKeyHex } = await Signer.generate();
+  assert.match(privateKeyHex, /^[0-9a-f]{64}$/);
+  const again = await Signer.fromValue(privateKeyHex, "K");
+  assert.ok(again.ok);
+  assert.deepEqual(await again.signer.identity(), await signer.identity());
+  const event = await signer.sign({
+    kind: 9,
+    created_at: 1_700_000_000,
+    tags: [["h", "general"]],
+    content: "hi",
+  });
+  assert.ok(verifyEvent({ ...event }));
 });

@@ -3,7 +3,8 @@
 // relay tool errors.
 
 import assert from "node:assert/strict";
-import { failureText, interpretAnswer, markPermission, type RelayAnswer, toolError } from "../lib/errors.ts";
+import { toolError } from "../lib/mcp.ts";
+import { failureText, interpretAnswer, markPermission, type RelayAnswer } from "../lib/relay_answer.ts";
 
 const JSON_TYPE = "application/json";
 

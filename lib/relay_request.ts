@@ -1,0 +1,63 @@
+// What one request to the relay carries (facade.md, "Relay protocol"; the
+// relay's headers and `_meta`). Pure: a method and params in, the body and
+// headers out. The Authorization header is added by the client, per request.
+
+import {
+  type JsonObject,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  RELAY_PROTOCOL_VERSION,
+} from "./mcp.ts";
+import { NAME, VERSION } from "./version.ts";
+
+/** The two MCP methods the facade forwards. */
+export type RelayMethod = "tools/list" | "tools/call";
+
+/** A request ready to sign and send. */
+export interface PreparedRequest {
+  body: Uint8Array<ArrayBuffer>;
+  headers: Record<string, string>;
+}
+
+/** `Mcp-Name` as the relay expects it: plain ASCII as is, anything else as `=?base64?…?=`. */
+export function encodeHeaderValue(value: string): string {
+  if (/^[\x20-\x7e]*$/.test(value)) return value;
+  return `=?base64?${new TextEncoder().encode(value).toBase64()}?=`;
+}
+
+/** A JSON-RPC request to `<relay>/mcp` with the stateless revision's headers and `_meta`. */
+export function mcpRequest(id: number, method: RelayMethod, params: JsonObject): PreparedRequest {
+  const message = {
+    jsonrpc: "2.0",
+    id,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        [META_PROTOCOL_VERSION]: RELAY_PROTOCOL_VERSION,
+        [META_CLIENT_CAPABILITIES]: {},
+        [META_CLIENT_INFO]: { name: NAME, version: VERSION },
+      },
+    },
+  };
+  const headers: Record<string, string> = {
+    "Accept": "application/json, text/event-stream",
+    "Content-Type": "application/json",
+    "MCP-Protocol-Version": RELAY_PROTOCOL_VERSION,
+    "Mcp-Method": method,
+  };
+  if (method === "tools/call") headers["Mcp-Name"] = encodeHeaderValue(String(params.name));
+  return { body: new TextEncoder().encode(JSON.stringify(message)), headers };
+}
+
+/** A NIP-86 management request to `<relay>/manage/rpc`. */
+export function manageRequest(method: string, params: unknown[]): PreparedRequest {
+  return {
+    body: new TextEncoder().encode(JSON.stringify({ method, params })),
+    headers: {
+      "Accept": "application/nostr+json+rpc, application/json",
+      "Content-Type": "application/nostr+json+rpc",
+    },
+  };
+}

@@ -1,0 +1,136 @@
+// The agent key and everything done with it. The Signer is the one holder of
+// the private key bytes in tinyagent: it parses the key from the variable's
+// value, derives the public key, makes NIP-98 proofs and signs event
+// templates. Everything else holds a Signer, never the key. Every message here
+// names the variable and never its value.
+
+import { loadNostr } from "./nostr.ts";
+import { AUTH_KIND, authorizationHeader, proofTags } from "./nip98.ts";
+
+/** The order of secp256k1's group: a private key is a scalar in [1, n-1]. */
+const CURVE_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+/** The public half of the key, in both spellings. */
+export interface Identity {
+  pubkey: string;
+  npub: string;
+}
+
+/** An event to sign: the fields the signature covers, except the public key. */
+export interface EventTemplate {
+  kind: number;
+  created_at: number;
+  tags: string[][];
+  content: string;
+}
+
+/** A signed Nostr event. */
+export interface SignedEvent extends EventTemplate {
+  id: string;
+  pubkey: string;
+  sig: string;
+}
+
+export type SignerResult = { ok: true; signer: Signer } | { ok: false; error: string };
+
+export class Signer {
+  readonly #secretKey: Uint8Array;
+  #identity: Identity | undefined;
+
+  private constructor(secretKey: Uint8Array) {
+    this.#secretKey = secretKey;
+  }
+
+  /**
+   * Reads the value of `variable` as a Nostr private key: 64 hex characters or
+   * `nsec1…`. Refuses an unset or empty variable and a literal `${…}`
+   * placeholder (Hermes leaves an unset variable in its config as that text).
+   * Only an nsec key loads the signing stack (bech32) here.
+   */
+  static async fromValue(value: string | undefined, variable: string): Promise<SignerResult> {
+    const refusal = (why: string): SignerResult => ({ ok: false, error: `${variable} ${why}` });
+    if (value === undefined) return refusal("is not set; it must hold the agent's private key");
+    const text = value.trim();
+    if (text === "") return refusal("is empty; it must hold the agent's private key");
+    if (/\$\{[^}]*\}?/.test(text)) {
+      return refusal(
+        `holds a literal \${…} placeholder, not a key: the host did not find the variable ` +
+          `(for Hermes, put ${variable}=<key> in ~/.hermes/.env)`,
+      );
+    }
+    const secretKey = await decodeKey(text);
+    if (!secretKey) return refusal("is not a private key: expected 64 hex characters or an nsec1… key");
+    // A range check, not a derivation: the first multiplication by G builds noble's precomputed
+    // tables (~20 ms), so the public key is derived on first use, after the handshake.
+    const scalar = secretKey.reduce((acc, byte) => (acc << 8n) | BigInt(byte), 0n);
+    if (scalar === 0n || scalar >= CURVE_ORDER) return refusal("is not a valid secp256k1 private key");
+    return { ok: true, signer: new Signer(secretKey) };
+  }
+
+  /** A fresh key, for `keygen`: the signer and the one spelling of the key that is ever printed. */
+  static async generate(): Promise<{ signer: Signer; privateKeyHex: string }> {
+    const { pure, utils } = await loadNostr();
+    const secretKey = pure.generateSecretKey();
+    return { signer: new Signer(secretKey), privateKeyHex: utils.bytesToHex(secretKey) };
+  }
+
+  /** The public key, derived once. */
+  async identity(): Promise<Identity> {
+    if (this.#identity) return this.#identity;
+    const { pure, nip19 } = await loadNostr();
+    const pubkey = pure.getPublicKey(this.#secretKey);
+    return this.#identity = { pubkey, npub: nip19.npubEncode(pubkey) };
+  }
+
+  /** Loads the signing stack and does the first, expensive curve work, ahead of the first request. */
+  async warm(): Promise<void> {
+    await this.identity();
+  }
+
+  /** Signs a template as it is: kind, timestamp, tags and content untouched. */
+  async sign(template: EventTemplate): Promise<SignedEvent> {
+    const { pure } = await loadNostr();
+    const event = pure.finalizeEvent({ ...template }, this.#secretKey);
+    return {
+      id: event.id,
+      pubkey: event.pubkey,
+      created_at: event.created_at,
+      kind: event.kind,
+      tags: event.tags,
+      content: event.content,
+      sig: event.sig,
+    };
+  }
+
+  /**
+   * The `Authorization` header for a POST of `body` to `url`: a fresh kind
+   * 27235 proof bound to the URL, the method and the SHA-256 of the exact
+   * bytes, with a random nonce.
+   */
+  async authorization(url: string, body: Uint8Array, nowMs = Date.now()): Promise<string> {
+    const { sha2, utils } = await loadNostr();
+    const nonce = utils.bytesToHex(crypto.getRandomValues(new Uint8Array(12)));
+    const event = await this.sign({
+      kind: AUTH_KIND,
+      created_at: Math.floor(nowMs / 1000),
+      tags: proofTags(url, "POST", utils.bytesToHex(sha2.sha256(body)), nonce),
+      content: "",
+    });
+    return authorizationHeader(event);
+  }
+}
+
+/** The key bytes of 64 hex characters or an nsec, or undefined. */
+async function decodeKey(text: string): Promise<Uint8Array | undefined> {
+  if (/^[0-9a-fA-F]{64}$/.test(text)) {
+    return Uint8Array.from(text.match(/../g)!, (pair) => parseInt(pair, 16));
+  }
+  if (!text.startsWith("nsec1")) return undefined;
+  const { nip19 } = await loadNostr();
+  try {
+    const decoded = nip19.decode(text);
+    return decoded.type === "nsec" ? decoded.data : undefined;
+  } catch {
+    return undefined; // Reported by the caller without the value.
+  }
+}

@@ -1,0 +1,413 @@
+// The facade in process (facade.md, "Exposed tools", "Sign and resubmit",
+// "Errors"): a scripted relay port in place of the relay, a real Signer, and
+// every signature checked with nostr-tools. The e2e suite proves the wiring.
+
+import assert from "node:assert/strict";
+import { verifyEvent } from "nostr-tools/pure";
+import { Facade, type FacadeOptions, type LocalTool, type RelayPort } from "../lib/facade.ts";
+import type { CallOutcome, CallToolResult, JsonObject, Tool } from "../lib/mcp.ts";
+import type { RelayAnswer, RelayFailure } from "../lib/relay_answer.ts";
+import { Signer } from "../lib/signer.ts";
+import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "./support/contract.ts";
+
+const DIAGNOSE: LocalTool = {
+  entry: { name: "tiny_diagnose", inputSchema: { type: "object" } },
+  call: (args) =>
+    Promise.resolve({ content: [{ type: "text", text: `ok: ${JSON.stringify(args)}` }], isError: false }),
+};
+
+function relayTool(name: string): JsonObject {
+  return { name, description: `the relay's ${name}`, inputSchema: { type: "object", properties: {} } };
+}
+
+/** Every tool the relay could list: the curated ones, hidden ones and an impostor `tiny_diagnose`. */
+const RELAY_TABLE = [
+  ...[...CONTRACT_READ, ...CONTRACT_WRITE].map(relayTool),
+  ...["publish_event", "read_management", "set_status", "tiny_diagnose"].map(relayTool),
+];
+
+type CallAnswer = RelayAnswer | ((name: string, args: JsonObject) => RelayAnswer);
+
+/** A relay port that answers from a script and records every call. */
+class ScriptedRelay implements RelayPort {
+  lists = 0;
+  calls: { name: string; args: JsonObject }[] = [];
+  listAnswers: RelayAnswer[] = [];
+  callAnswers: CallAnswer[] = [];
+  table: unknown[] = RELAY_TABLE;
+
+  listTools(): Promise<RelayAnswer> {
+    this.lists++;
+    return Promise.resolve(this.listAnswers.shift() ?? { ok: true, result: { tools: this.table } });
+  }
+
+  callTool(name: string, args: JsonObject): Promise<RelayAnswer> {
+    this.calls.push({ name, args });
+    const next = this.callAnswers.shift() ?? ok({ content: [{ type: "text", text: `${name} done` }] });
+    return Promise.resolve(typeof next === "function" ? next(name, args) : next);
+  }
+}
+
+function ok(result: JsonObject): RelayAnswer {
+  return { ok: true, result };
+}
+
+function failed(failure: RelayFailure): RelayAnswer {
+  return { ok: false, failure };
+}
+
+const signer = await (async () => {
+  const made = await Signer.generate();
+  return made.signer;
+})();
+const PUBKEY = (await signer.identity()).pubkey;
+
+interface Setup {
+  relay: ScriptedRelay;
+  facade: Facade;
+  logs: string[];
+}
+
+function setup(options: Partial<Omit<FacadeOptions, "relay" | "signer" | "log" | "diagnose">> = {}): Setup {
+  const relay = new ScriptedRelay();
+  const logs: string[] = [];
+  const facade = new Facade({
+    relay,
+    signer,
+    exposed: options.exposed ?? [...CONTRACT_READ],
+    allowWrites: options.allowWrites ?? false,
+    diagnose: DIAGNOSE,
+    log: (line) => logs.push(line),
+  });
+  return { relay, facade, logs };
+}
+
+function resultOf(outcome: CallOutcome): CallToolResult {
+  assert.ok("result" in outcome, `expected a result, got ${JSON.stringify(outcome)}`);
+  return outcome.result;
+}
+
+function textOf(result: CallToolResult): string {
+  return String(result.content[0]?.text);
+}
+
+function names(tools: Tool[]): string[] {
+  return tools.map((tool) => tool.name);
+}
+
+Deno.test("tools/list: the exposed set in exposure order, then tiny_diagnose", async (t) => {
+  const cases: [string, Partial<FacadeOptions>, string[]][] = [
+    ["the default: every read tool", {}, [...CONTRACT_READ]],
+    ["--allow-writes: read then write tools", {
+      exposed: [...CONTRACT_READ, ...CONTRACT_WRITE],
+      allowWrites: true,
+    }, [...CONTRACT_READ, ...CONTRACT_WRITE]],
+    ["--tools order is kept", { exposed: ["read_room", "list_rooms"] }, ["read_room", "list_rooms"]],
+  ];
+  for (const [name, options, expected] of cases) {
+    await t.step(name, async () => {
+      const { facade } = setup(options);
+      const tools = await facade.listTools();
+      assert.deepEqual(names(tools), [...expected, "tiny_diagnose"]);
+      assert.equal(tools.at(-1), DIAGNOSE.entry, "the facade's own tiny_diagnose, not the relay's");
+      assert.equal(tools[0].description, `the relay's ${expected[0]}`);
+    });
+  }
+  await t.step("a name the relay does not serve is simply absent", async () => {
+    const { facade, relay } = setup({ exposed: ["read_room", "list_jobs"] });
+    relay.table = [relayTool("read_room")];
+    assert.deepEqual(names(await facade.listTools()), ["read_room", "tiny_diagnose"]);
+  });
+});
+
+Deno.test("the tool table: fetched once, again after a failure or an unknown tool", async (t) => {
+  await t.step("fetched once for many lists and calls", async () => {
+    const { facade, relay } = setup();
+    await facade.listTools();
+    await facade.callTool({ name: "read_room", arguments: {} });
+    await facade.listTools();
+    assert.equal(relay.lists, 1);
+  });
+  await t.step("concurrent first requests share one fetch", async () => {
+    const { facade, relay } = setup();
+    await Promise.all([facade.listTools(), facade.listTools(), facade.callTool({ name: "list_rooms" })]);
+    assert.equal(relay.lists, 1);
+  });
+  const failures: [string, RelayFailure][] = [
+    ["transport", { class: "transport", detail: "cannot reach the relay" }],
+    ["permission", { class: "permission", detail: "auth-required: token expired" }],
+    ["relay", { class: "relay", detail: "something broke" }],
+  ];
+  for (const [name, failure] of failures) {
+    await t.step(
+      `a ${name} failure: tiny_diagnose alone, the reason on stderr, fetched again next time`,
+      async () => {
+        const { facade, relay, logs } = setup();
+        relay.listAnswers.push(failed(failure));
+        assert.deepEqual(names(await facade.listTools()), ["tiny_diagnose"]);
+        assert.equal(logs.length, 1);
+        assert.ok(logs[0].includes(`${name}: ${failure.detail}`), logs[0]);
+        assert.deepEqual(names(await facade.listTools()), [...CONTRACT_READ, "tiny_diagnose"]);
+        assert.equal(relay.lists, 2);
+      },
+    );
+  }
+  await t.step("an answer without a tools list is a transport failure", async () => {
+    const { facade, relay, logs } = setup();
+    relay.listAnswers.push(ok({ tools: "nope" }));
+    assert.deepEqual(names(await facade.listTools()), ["tiny_diagnose"]);
+    assert.match(logs[0], /transport: /);
+  });
+  await t.step("the relay reporting an unknown tool drops the table", async () => {
+    const { facade, relay } = setup();
+    await facade.listTools();
+    relay.callAnswers.push(
+      failed({ class: "relay", detail: "Unknown tool: read_room", unknownTool: true }),
+    );
+    const result = resultOf(await facade.callTool({ name: "read_room" }));
+    assert.equal(result.isError, true);
+    assert.equal(textOf(result), "relay: Unknown tool: read_room");
+    relay.table = [relayTool("list_rooms")];
+    assert.deepEqual(names(await facade.listTools()), ["list_rooms", "tiny_diagnose"]);
+    assert.equal(relay.lists, 2);
+  });
+});
+
+Deno.test("tools/call: what is refused before the relay is contacted", async (t) => {
+  const cases: [string, unknown, string][] = [
+    ["no params", undefined, "Invalid params: params.name must name a tool"],
+    ["no name", { arguments: {} }, "Invalid params: params.name must name a tool"],
+    ["an empty name", { name: "" }, "Invalid params: params.name must name a tool"],
+    ["a name that is not a string", { name: 7 }, "Invalid params: params.name must name a tool"],
+    [
+      "arguments that are not an object",
+      { name: "read_room", arguments: [1] },
+      "Invalid params: params.arguments must be an object",
+    ],
+    ["a read tool outside --tools", { name: "list_wiki" }, "Unknown tool: list_wiki"],
+    ["a write tool without --allow-writes", { name: "post_message" }, "Unknown tool: post_message"],
+    ["a hidden tool", { name: "publish_event" }, "Unknown tool: publish_event"],
+    ["a management tool", { name: "set_policy" }, "Unknown tool: set_policy"],
+  ];
+  for (const [name, params, message] of cases) {
+    await t.step(name, async () => {
+      const { facade, relay } = setup({ exposed: ["read_room", "list_rooms"] });
+      assert.deepEqual(await facade.callTool(params), { error: { code: -32602, message } });
+      assert.equal(relay.calls.length, 0);
+      assert.equal(relay.lists, 0, "the table is not even fetched");
+    });
+  }
+  await t.step("an exposed tool the loaded table does not list", async () => {
+    const { facade, relay } = setup({ exposed: ["read_room", "list_jobs"] });
+    relay.table = [relayTool("read_room")];
+    assert.deepEqual(await facade.callTool({ name: "list_jobs" }), {
+      error: { code: -32602, message: "Unknown tool: list_jobs" },
+    });
+    assert.equal(relay.calls.length, 0);
+  });
+});
+
+Deno.test("tools/call: forwarding and the errors the host sees", async (t) => {
+  await t.step("the call reaches the relay with its arguments; the result comes back", async () => {
+    const { facade, relay } = setup();
+    relay.callAnswers.push(ok({ content: [{ type: "text", text: "3 rooms" }], structuredContent: { n: 3 } }));
+    const result = resultOf(await facade.callTool({ name: "list_rooms", arguments: { limit: 3 } }));
+    assert.deepEqual(relay.calls, [{ name: "list_rooms", args: { limit: 3 } }]);
+    assert.deepEqual(result, { content: [{ type: "text", text: "3 rooms" }], structuredContent: { n: 3 } });
+  });
+  await t.step("missing and null arguments are sent as {}", async () => {
+    const { facade, relay } = setup();
+    await facade.callTool({ name: "list_rooms" });
+    await facade.callTool({ name: "list_rooms", arguments: null });
+    assert.deepEqual(relay.calls.map((call) => call.args), [{}, {}]);
+  });
+  const failures: [RelayFailure, string][] = [
+    [
+      { class: "permission", detail: "restricted: not in the grant" },
+      "permission: restricted: not in the grant",
+    ],
+    [{ class: "transport", detail: "no answer within 120 s" }, "transport: no answer within 120 s"],
+    [{ class: "relay", detail: "Invalid params: room" }, "relay: Invalid params: room"],
+  ];
+  for (const [failure, text] of failures) {
+    await t.step(`a ${failure.class} failure is a tool error "${text}"`, async () => {
+      const { facade, relay } = setup();
+      relay.callAnswers.push(failed(failure));
+      const result = resultOf(await facade.callTool({ name: "read_room" }));
+      assert.deepEqual(result, { content: [{ type: "text", text }], isError: true });
+    });
+  }
+  await t.step("a relay refusal inside a result is marked permission:", async () => {
+    const { facade, relay } = setup();
+    relay.callAnswers.push(ok({
+      content: [{ type: "text", text: "restricted: this room is private" }],
+      structuredContent: { message: "auth-required: sign in" },
+      isError: true,
+    }));
+    const result = resultOf(await facade.callTool({ name: "read_room" }));
+    assert.equal(textOf(result), "permission: restricted: this room is private");
+    assert.deepEqual(result.structuredContent, { message: "permission: auth-required: sign in" });
+  });
+  await t.step("text over 64 KiB reaching the host is cut with the marker", async () => {
+    const { facade, relay } = setup();
+    relay.callAnswers.push(ok({ content: [{ type: "text", text: "x".repeat(70_000) }] }));
+    const result = resultOf(await facade.callTool({ name: "read_room" }));
+    assert.equal(textOf(result), `${"x".repeat(65_536)}\n[truncated: 65536 of 70000 bytes shown]`);
+  });
+  await t.step("the table's failure answers a call while the table is down", async () => {
+    const { facade, relay } = setup();
+    relay.listAnswers.push(failed({ class: "transport", detail: "connection refused" }));
+    const result = resultOf(await facade.callTool({ name: "read_room" }));
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /^transport: connection refused/);
+  });
+  await t.step("tiny_diagnose is answered by the facade, never by the relay", async () => {
+    const { facade, relay } = setup();
+    const result = resultOf(await facade.callTool({ name: "tiny_diagnose", arguments: { rooms: ["a"] } }));
+    assert.equal(textOf(result), 'ok: {"rooms":["a"]}');
+    assert.equal(relay.calls.length, 0);
+    assert.equal(relay.lists, 0);
+  });
+});
+
+/** A relay result carrying an unsigned template, as a write tool answers a call with plain fields. */
+function templateAnswer(kind: number, extra: JsonObject = {}): RelayAnswer {
+  return ok({
+    content: [{ type: "text", text: "sign and resubmit" }],
+    structuredContent: {
+      unsigned: { kind, created_at: 1_700_000_000, tags: [["h", "general"]], content: "hello", ...extra },
+      next: "sign this event and call the tool again with event",
+    },
+  });
+}
+
+const PUBLISHED = ok({
+  content: [{ type: "text", text: "published" }],
+  structuredContent: { event_id: "ab".repeat(32), accepted: true, message: "" },
+});
+
+Deno.test("sign and resubmit: every write tool and each kind it publishes", async (t) => {
+  for (const tool of CONTRACT_WRITE) {
+    for (const kind of CONTRACT_KINDS[tool]) {
+      await t.step(
+        `${tool} signs kind ${kind} and resubmits with the original arguments plus event`,
+        async () => {
+          const { facade, relay } = setup({ exposed: [tool], allowWrites: true });
+          relay.callAnswers.push(templateAnswer(kind), PUBLISHED);
+          const result = resultOf(await facade.callTool({ name: tool, arguments: { room: "general" } }));
+          assert.deepEqual(result.structuredContent, {
+            event_id: "ab".repeat(32),
+            accepted: true,
+            message: "",
+          });
+          assert.equal(relay.calls.length, 2);
+          const [first, second] = relay.calls;
+          assert.deepEqual(first, { name: tool, args: { room: "general" } });
+          const { event, ...rest } = second.args as { event: Record<string, unknown> };
+          assert.deepEqual(rest, { room: "general" });
+          assert.equal(second.name, tool);
+          assert.ok(
+            verifyEvent({ ...event } as Parameters<typeof verifyEvent>[0]),
+            "nostr-tools verifies it",
+          );
+          assert.equal(event.pubkey, PUBKEY);
+          assert.deepEqual(
+            { kind: event.kind, created_at: event.created_at, tags: event.tags, content: event.content },
+            { kind, created_at: 1_700_000_000, tags: [["h", "general"]], content: "hello" },
+            "signed exactly as returned",
+          );
+        },
+      );
+    }
+  }
+  await t.step("a missing created_at is the one field filled, with the current time", async () => {
+    const { facade, relay } = setup({ exposed: ["post_message"], allowWrites: true });
+    const unsigned = { kind: 9, tags: [["h", "general"]], content: "hello" };
+    relay.callAnswers.push(ok({ structuredContent: { unsigned } }), PUBLISHED);
+    const before = Math.floor(Date.now() / 1000);
+    await facade.callTool({ name: "post_message", arguments: {} });
+    const event = relay.calls[1].args.event as { created_at: number; kind: number; content: string };
+    assert.ok(event.created_at >= before && event.created_at <= Math.floor(Date.now() / 1000) + 1);
+    assert.equal(event.kind, 9);
+  });
+  await t.step("the second answer is never signed again, even when it carries a template", async () => {
+    const { facade, relay } = setup({ exposed: ["post_message"], allowWrites: true });
+    relay.callAnswers.push(templateAnswer(9), templateAnswer(9));
+    const result = resultOf(await facade.callTool({ name: "post_message", arguments: {} }));
+    assert.equal(relay.calls.length, 2);
+    assert.ok((result.structuredContent as { unsigned: unknown }).unsigned);
+  });
+});
+
+Deno.test("sign and resubmit: what is never signed", async (t) => {
+  const unexpected = (kind: number, tool: string) =>
+    `the relay returned an unsigned event this tool is not expected to publish: kind ${kind} from ${tool}`;
+  const cases: [string, string, boolean, number, string, boolean][] = [
+    ["another kind from a write tool", "post_message", true, 1, unexpected(1, "post_message"), true],
+    ["an agent grant", "request_grant", true, 30392, unexpected(30392, "request_grant"), true],
+    ["a template from a read tool", "read_room", true, 9, unexpected(9, "read_room"), true],
+    ["any template without --allow-writes", "read_room", false, 9, unexpected(9, "read_room"), true],
+    [
+      "upload_attachment publishes nothing",
+      "upload_attachment",
+      true,
+      9,
+      unexpected(9, "upload_attachment"),
+      true,
+    ],
+    [
+      "an authorization kind 27235",
+      "post_message",
+      true,
+      27235,
+      "refused to sign a kind 27235 authorization event returned by post_message",
+      false,
+    ],
+    [
+      "an authorization kind 22242",
+      "comment",
+      true,
+      22242,
+      "refused to sign a kind 22242 authorization event returned by comment",
+      false,
+    ],
+    [
+      "an authorization kind 24242",
+      "react",
+      true,
+      24242,
+      "refused to sign a kind 24242 authorization event returned by react",
+      false,
+    ],
+  ];
+  for (const [name, tool, allowWrites, kind, text, carriesResult] of cases) {
+    await t.step(name, async () => {
+      const { facade, relay } = setup({ exposed: [tool], allowWrites });
+      const answer = templateAnswer(kind);
+      relay.callAnswers.push(answer);
+      const result = resultOf(await facade.callTool({ name: tool, arguments: {} }));
+      assert.equal(relay.calls.length, 1, "the relay is not called a second time");
+      assert.equal(result.isError, true);
+      assert.equal(textOf(result), text);
+      const relayResult = (answer as { result: JsonObject }).result;
+      assert.deepEqual(result.structuredContent, carriesResult ? relayResult.structuredContent : undefined);
+    });
+  }
+  await t.step("a result with isError is never signed", async () => {
+    const { facade, relay } = setup({ exposed: ["post_message"], allowWrites: true });
+    const answer = templateAnswer(9);
+    (answer as { result: JsonObject }).result.isError = true;
+    relay.callAnswers.push(answer);
+    const result = resultOf(await facade.callTool({ name: "post_message", arguments: {} }));
+    assert.equal(relay.calls.length, 1);
+    assert.ok((result.structuredContent as { unsigned: unknown }).unsigned, "passed through as it is");
+  });
+  await t.step("a template that is not recognized is passed through unchanged", async () => {
+    const { facade, relay } = setup({ exposed: ["post_message"], allowWrites: true });
+    relay.callAnswers.push(templateAnswer(9, { tags: [["h", 1]] }));
+    const result = resultOf(await facade.callTool({ name: "post_message", arguments: {} }));
+    assert.equal(relay.calls.length, 1);
+    assert.equal(result.isError, undefined);
+    assert.deepEqual((result.structuredContent as { unsigned: { tags: unknown } }).unsigned.tags, [["h", 1]]);
+  });
+});
