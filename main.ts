@@ -5,13 +5,34 @@
 import { parseCommand, USAGE, UsageError } from "./lib/cli.ts";
 import { Fatal, run } from "./lib/run.ts";
 import { isConfined, runInSandbox, type SandboxedCommand } from "./lib/sandbox.ts";
+import { heldPermissions, probeSandbox, renderSandboxReport, sandboxReport } from "./lib/sandbox_check.ts";
 import { NAME, VERSION } from "./lib/version.ts";
 
 function log(line: string): void {
   console.error(`${NAME}: ${line}`);
 }
 
-async function sandboxed(command: SandboxedCommand): Promise<number> {
+/** Runs the probe where the facade would run, then reports it with what the main thread still holds. */
+async function sandboxCheck(
+  command: Extract<SandboxedCommand, { command: "sandbox-check" }>,
+): Promise<number> {
+  let report;
+  if (isConfined()) {
+    const checks = await probeSandbox(command.relay, command.keyEnv);
+    report = sandboxReport("confined process", checks, heldPermissions());
+  } else {
+    const outcome = await runInSandbox(command, log);
+    if (!outcome.started || !outcome.checks) {
+      log(`sandbox-check: no sandbox: ${outcome.started ? "the probe did not report" : outcome.reason}`);
+      return 1;
+    }
+    report = sandboxReport("worker", outcome.checks, heldPermissions());
+  }
+  console.log(command.json ? JSON.stringify(report, null, 2) : renderSandboxReport(report));
+  return report.pass ? 0 : 1;
+}
+
+async function sandboxed(command: Exclude<SandboxedCommand, { command: "sandbox-check" }>): Promise<number> {
   // Started with only the relay's host and the key variable: already confined.
   if (isConfined()) return await run(command);
   const outcome = await runInSandbox(command, log);
@@ -38,6 +59,8 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       case "keygen":
         return await run(command); // Needs no permission at all.
+      case "sandbox-check":
+        return await sandboxCheck(command);
       default:
         return await sandboxed(command);
     }

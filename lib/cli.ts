@@ -1,5 +1,5 @@
 // Command-line flags, validation and help text. Pure: argv in, a validated
-// command or a usage error out; reading the key happens in main.ts.
+// command or a usage error out; the key is read in run.ts, inside the sandbox.
 
 import { parseRelayUrl, type RelayEndpoint } from "./endpoint.ts";
 import { resolveExposure } from "./tools.ts";
@@ -16,6 +16,7 @@ Usage: tinyagent <command> [flags]
   tinyagent diagnose --relay URL [--key-env NAME] [--rooms a,b] [--kinds 9,11] [--json] [--timeout SECONDS]
   tinyagent keygen
   tinyagent whoami [--key-env NAME]
+  tinyagent sandbox-check --relay URL [--key-env NAME] [--json]
   tinyagent --version | --help
 
 Run 'tinyagent <command> --help' for a command's flags.`,
@@ -52,6 +53,21 @@ a .env file (Hermes reads ~/.hermes/.env), with its public key in comments.`,
   whoami: `Usage: tinyagent whoami [--key-env NAME]
 
 Prints the public key (hex and npub) of the configured private key.`,
+  "sandbox-check": `Usage: tinyagent sandbox-check --relay URL [--key-env NAME] [--json]
+
+Proves the sandbox from inside: runs a probe exactly where 'mcp' would run
+(the same worker, with the same permissions) and tries the relay's host:port
+and the key variable (allowed), then another port, another host, another
+variable, the whole environment, reading and writing a file, starting a
+process, FFI, system information and remote code (each must be denied).
+Reads no key and sends no request; --relay need not be running.
+
+  --relay URL          the relay whose host:port the sandbox allows
+  --key-env NAME       the key variable the sandbox allows (default ${DEFAULT_KEY_ENV})
+  --json               print the report as JSON
+  -h, --help           show this help
+
+Exit status: 0 when every check is as expected, 1 otherwise.`,
 } as const;
 
 export type Command =
@@ -75,7 +91,8 @@ export type Command =
     timeoutMs: number;
   }
   | { command: "keygen" }
-  | { command: "whoami"; keyEnv: string };
+  | { command: "whoami"; keyEnv: string }
+  | { command: "sandbox-check"; relay: RelayEndpoint; keyEnv: string; json: boolean };
 
 export class UsageError extends Error {
   constructor(message: string, readonly topic: keyof typeof USAGE) {
@@ -212,6 +229,20 @@ export function parseCommand(argv: string[]): Command {
       const { values } = parse("whoami", rest, { "key-env": { type: "string" } });
       if (values.help) return { command: "help", topic: "whoami" };
       return { command: "whoami", keyEnv: keyEnvName(values["key-env"] as string | undefined, "whoami") };
+    }
+    case "sandbox-check": {
+      const { values } = parse("sandbox-check", rest, {
+        relay: { type: "string" },
+        "key-env": { type: "string" },
+        json: { type: "boolean" },
+      });
+      if (values.help) return { command: "help", topic: "sandbox-check" };
+      return {
+        command: "sandbox-check",
+        relay: relayFlag(values.relay as string | undefined, "sandbox-check"),
+        keyEnv: keyEnvName(values["key-env"] as string | undefined, "sandbox-check"),
+        json: values.json === true,
+      };
     }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(first)}`, "main");

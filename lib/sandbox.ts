@@ -6,15 +6,18 @@
 
 import type { Command } from "./cli.ts";
 import config from "../deno.json" with { type: "json" };
+import type { ProbeResult } from "./sandbox_check.ts";
 
 /** The commands that touch the key or the network, and so run sandboxed. */
-export type SandboxedCommand = Extract<Command, { command: "mcp" | "diagnose" | "whoami" }>;
+export type SandboxedCommand = Extract<Command, { command: "mcp" | "diagnose" | "whoami" | "sandbox-check" }>;
 
 /** Messages between the main thread and the worker. */
 export type ToWorker = { type: "run"; command: SandboxedCommand };
 export type FromWorker =
   | { type: "ready" }
   | { type: "exit"; code: number }
+  /** sandbox-check's probe results, from inside the worker. */
+  | { type: "probed"; checks: ProbeResult[] }
   | { type: "fatal"; message: string; code: number };
 
 export const WORKER_URL = new URL("./worker.ts", import.meta.url);
@@ -76,7 +79,7 @@ export function workerOptionsAvailable(): boolean {
 }
 
 export type SandboxOutcome =
-  | { started: true; code: number }
+  | { started: true; code: number; checks?: ProbeResult[] }
   | { started: false; reason: string };
 
 /**
@@ -122,6 +125,8 @@ export function runInSandbox(
       } else if (message.type === "fatal") {
         log(message.message);
         resolve({ started: true, code: message.code });
+      } else if (message.type === "probed") {
+        resolve({ started: true, code: 0, checks: message.checks });
       } else {
         resolve({ started: true, code: message.code });
       }

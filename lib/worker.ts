@@ -3,6 +3,7 @@
 
 import { Fatal, run } from "./run.ts";
 import type { FromWorker, ToWorker } from "./sandbox.ts";
+import { probeSandbox } from "./sandbox_check.ts";
 
 // The worker global scope, typed without pulling the worker lib into the whole program.
 const scope = self as unknown as {
@@ -11,8 +12,14 @@ const scope = self as unknown as {
 };
 
 scope.onmessage = async (event) => {
+  const command = event.data.command;
   try {
-    scope.postMessage({ type: "exit", code: await run(event.data.command) });
+    if (command.command === "sandbox-check") {
+      // The probe runs here, where the facade runs; the main thread reports it.
+      scope.postMessage({ type: "probed", checks: await probeSandbox(command.relay, command.keyEnv) });
+      return;
+    }
+    scope.postMessage({ type: "exit", code: await run(command) });
   } catch (error) {
     if (error instanceof Fatal) {
       scope.postMessage({ type: "fatal", message: error.message, code: error.exitCode });

@@ -74,52 +74,62 @@ Deno.test("under the shipped flags, diagnose's exit status and report reach the 
   }
 });
 
-Deno.test("code where the facade runs reaches only the relay's host:port and the key variable", async (t) => {
+/** What `tinyagent sandbox-check` must find, check by check: the same probe the release runs on each binary. */
+const EXPECTED_CHECKS: [RegExp, "allowed" | "denied"][] = [
+  [/^connect to the relay 127\.0\.0\.1:\d+$/, "allowed"],
+  [/^read TINY_PRIVATE_KEY$/, "allowed"],
+  [/^connect to another port 127\.0\.0\.1:\d+$/, "denied"],
+  [/^connect to another host /, "denied"],
+  [/^fetch another host$/, "denied"],
+  [/^read another variable/, "denied"],
+  [/^read the whole environment$/, "denied"],
+  [/^read a file$/, "denied"],
+  [/^write a file$/, "denied"],
+  [/^start a process$/, "denied"],
+  [/^load a native library \(FFI\)$/, "denied"],
+  [/^read system information$/, "denied"],
+  [/^import code from the network$/, "denied"],
+];
+
+Deno.test("sandbox-check: code where the facade runs reaches only the relay's host:port and the key variable", async (t) => {
   const relay = await startStrictRelay();
   try {
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--quiet",
-        ...shippedFlags(),
-        "tests/support/sandbox_probe.ts",
-        "mcp",
-        "--relay",
-        relay.url,
-      ],
-      cwd: ROOT,
-      env: { TINY_PRIVATE_KEY: newKey().hex },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stderr = new TextDecoder().decode(output.stderr);
-    assert.equal(output.code, 0, stderr);
-    const lines = new TextDecoder().decode(output.stdout).trim().split("\n").map((line) => JSON.parse(line));
-    const worker = lines.find((line) => line.worker).worker as Record<string, string>;
-    const main = lines.find((line) => line.main);
-    await t.step("the relay's host and port, and the key variable: allowed", () => {
-      assert.equal(worker.relayHost, "ok");
-      assert.equal(worker.keyVariable, "ok");
-    });
-    const refused: [string, string][] = [
-      ["otherPort", "another port on the relay's host"],
-      ["otherHost", "another host"],
-      ["otherVariable", "another environment variable"],
-      ["allVariables", "the whole environment"],
-      ["readFile", "a file"],
-      ["readOwnSource", "its own source"],
-      ["writeFile", "writing a file"],
-      ["startProcess", "starting a process"],
-      ["systemInfo", "system information"],
+    const launches: [string, string[], string][] = [
+      ["under the shipped flags, in the worker", shippedFlags(), "worker"],
+      ["started confined (--allow-net=HOST --allow-env=VAR)", narrowFlags(relay.host), "confined process"],
     ];
-    for (const [probe, what] of refused) {
-      await t.step(`${what}: NotCapable`, () => assert.equal(worker[probe], "NotCapable"));
+    for (const [name, flags, ran] of launches) {
+      await t.step(name, async () => {
+        const run = await runOnce({ flags, args: ["sandbox-check", "--relay", relay.url, "--json"] });
+        assert.equal(run.code, 0, run.stdout + run.stderr);
+        const report = JSON.parse(run.stdout);
+        assert.equal(report.ran, ran);
+        assert.equal(report.checks.length, EXPECTED_CHECKS.length);
+        EXPECTED_CHECKS.forEach(([pattern, expect], i) => {
+          const check = report.checks[i];
+          assert.match(check.name, pattern);
+          assert.equal(check.expect, expect, check.name);
+          if (expect === "denied") assert.equal(check.outcome, "NotCapable", check.name);
+          else assert.notEqual(check.outcome, "NotCapable", check.name);
+          assert.equal(check.pass, true, check.name);
+        });
+        assert.deepEqual(report.main_thread_holds, [], "the main thread gave up every permission");
+        assert.equal(report.pass, true);
+      });
     }
-    await t.step("the main thread gave up every permission it started with", () => {
-      assert.deepEqual(main.outcome, { started: true, code: 0 });
-      for (const [name, state] of Object.entries(main.main as Record<string, string>)) {
-        assert.notEqual(state, "granted", `main thread still holds ${name}`);
-      }
+    await t.step("the readable report ends with the verdict", async () => {
+      const run = await runOnce({ flags: shippedFlags(), args: ["sandbox-check", "--relay", relay.url] });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout.trim().split("\n").at(-1), "sandbox: confined");
+      assert.equal(run.stdout.match(/^✓ /gm)?.length, EXPECTED_CHECKS.length + 1);
+    });
+    await t.step("without a sandbox (broad flags, no way to start the worker) it fails", async () => {
+      const run = await runOnce({
+        flags: ["--allow-net", "--allow-env"],
+        args: ["sandbox-check", "--relay", relay.url, "--json"],
+      });
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /sandbox-check: no sandbox/);
     });
   } finally {
     await relay.close();
