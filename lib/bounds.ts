@@ -43,21 +43,28 @@ export function truncateText(text: string, limit = TEXT_LIMIT): string {
   return `${text.slice(0, read)}\n[truncated: ${written} of ${total} bytes shown]`;
 }
 
+/** A block's text bounded wherever the model reads it: a text block's text, an embedded resource's text. */
+function boundBlock(block: unknown): ContentBlock {
+  if (!isObject(block)) return block as ContentBlock;
+  if (block.type === "text" && typeof block.text === "string") {
+    return { ...block, type: "text", text: truncateText(block.text) };
+  }
+  const resource = block.resource;
+  if (block.type === "resource" && isObject(resource) && typeof resource.text === "string") {
+    return { ...block, type: "resource", resource: { ...resource, text: truncateText(resource.text) } };
+  }
+  return block as ContentBlock;
+}
+
 /**
- * Bounds a tool result: every text block to 64 KiB, `structuredContent` to
- * 256 KiB of JSON. Oversized structured content becomes
- * `{"truncated": true, "bytes": <total>}` and the first text block gains a
- * note line (a new text block when there is none). Image, audio, resource and
- * other blocks pass through untouched.
+ * Bounds a tool result: every text block and embedded resource text to
+ * 64 KiB, `structuredContent` to 256 KiB of JSON. Oversized structured
+ * content becomes `{"truncated": true, "bytes": <total>}` and the first text
+ * block gains a note line (a new text block when there is none). Image,
+ * audio, blob and link blocks pass through untouched.
  */
 export function boundResult(result: JsonObject): CallToolResult {
-  const content: ContentBlock[] = Array.isArray(result.content)
-    ? result.content.map((block) =>
-      isObject(block) && block.type === "text" && typeof block.text === "string"
-        ? { ...block, type: "text", text: truncateText(block.text) }
-        : block as ContentBlock
-    )
-    : [];
+  const content: ContentBlock[] = Array.isArray(result.content) ? result.content.map(boundBlock) : [];
   const bounded: CallToolResult = { ...result, content };
   if (result.structuredContent !== undefined) {
     const json = JSON.stringify(result.structuredContent);

@@ -3,9 +3,10 @@
 // host protocol calls it; it calls the relay through a narrow port. It never
 // sees JSON-RPC framing and never holds the key, only a Signer.
 
-import { boundResult } from "./bounds.ts";
+import { conformResult } from "./conform.ts";
 import { isObject } from "./json.ts";
 import {
+  type CallError,
   type CallOutcome,
   type CallToolResult,
   INVALID_PARAMS,
@@ -22,6 +23,8 @@ import { DIAGNOSE_TOOL, exposedTable } from "./tools.ts";
 export interface RelayPort {
   listTools(): Promise<RelayAnswer>;
   callTool(name: string, args: JsonObject): Promise<RelayAnswer>;
+  /** Send nothing more. */
+  close?(): void;
 }
 
 /** A tool the facade answers itself (`tiny_diagnose`). */
@@ -44,15 +47,31 @@ export interface FacadeOptions {
 
 type TableState = { ok: true; table: Tool[] } | { ok: false; failure: RelayFailure };
 
+/** A relay tool result, and whether the relay itself answered (anything but a transport failure). */
+interface Forwarded {
+  result: JsonObject;
+  answered: boolean;
+}
+
 export class Facade {
   #options: FacadeOptions;
   /** The relay's table restricted to the exposed set; kept until the relay reports an unknown tool. */
   #table: Tool[] | undefined;
+  /** The last fetch failed: calls are forwarded without fetching first, and fetch it once the relay answers. */
+  #tableFailed = false;
   /** A fetch in progress, shared by concurrent requests. */
   #loading: Promise<TableState> | undefined;
+  /** Set when the host is gone: nothing more is signed or sent. */
+  #closed = false;
 
   constructor(options: FacadeOptions) {
     this.#options = options;
+  }
+
+  /** The host is gone: sign nothing more and make no further relay call. */
+  close(): void {
+    this.#closed = true;
+    this.#options.relay.close?.();
   }
 
   /** The relay's exposed tools followed by `tiny_diagnose`; never fails. */
@@ -73,6 +92,13 @@ export class Facade {
   }
 
   async #fetchTable(): Promise<TableState> {
+    const state = await this.#readTable();
+    this.#tableFailed = !state.ok;
+    if (state.ok) this.#table = state.table;
+    return state;
+  }
+
+  async #readTable(): Promise<TableState> {
     const answer = await this.#options.relay.listTools();
     if (!answer.ok) return { ok: false, failure: answer.failure };
     const tools = answer.result.tools;
@@ -82,37 +108,68 @@ export class Facade {
         failure: { class: "transport", detail: "the relay's tools/list answer has no tools list" },
       };
     }
-    this.#table = exposedTable(tools, this.#options.exposed);
-    return { ok: true, table: this.#table };
+    const { value, notes } = exposedTable(tools, this.#options.exposed);
+    // Said once per table load, not per call.
+    for (const note of notes) this.#options.log(`tools/list: the relay's entry ${note}`);
+    return { ok: true, table: value };
   }
 
-  /** Answers a `tools/call` request's params. */
+  /** Answers a `tools/call` request's params; every result leaves valid and bounded. */
   async callTool(params: unknown): Promise<CallOutcome> {
+    const outcome = await this.#answerCall(params);
+    if ("error" in outcome) return outcome;
+    const { value, notes } = conformResult(outcome.result);
+    if (notes.length > 0) this.#options.log(`tools/call: the result was repaired: ${notes.join("; ")}`);
+    return { result: value };
+  }
+
+  async #answerCall(params: unknown): Promise<{ result: JsonObject } | { error: CallError }> {
     if (!isObject(params) || typeof params.name !== "string" || params.name === "") {
       return invalidParams("params.name must name a tool");
     }
     const name = params.name;
     const args = params.arguments ?? {};
     if (!isObject(args)) return invalidParams("params.arguments must be an object");
-    if (name === DIAGNOSE_TOOL) return { result: boundResult(await this.#options.diagnose.call(args)) };
+    if (name === DIAGNOSE_TOOL) return { result: await this.#options.diagnose.call(args) };
     // A tool outside the exposed set is refused before any relay contact.
     if (!this.#options.exposed.includes(name)) return unknownTool(name);
+    // The table is read first to refuse a tool the relay does not serve; while it is down, the call
+    // still goes to the relay, and the table is fetched again once the relay answers.
+    const table = this.#table ?? (this.#tableFailed ? undefined : await this.#tableIfLoads());
+    if (table && !table.some((entry) => entry.name === name)) return unknownTool(name);
+    const forwarded = await this.#forward(name, args);
+    if (this.#tableFailed && forwarded.answered && !this.#closed) {
+      const state = await this.#loadTable();
+      if (!state.ok) this.#options.log(`tools/list: ${failureText(state.failure)}`);
+    }
+    return { result: markPermission(forwarded.result) };
+  }
+
+  async #tableIfLoads(): Promise<Tool[] | undefined> {
     const state = await this.#loadTable();
-    if (!state.ok) return { result: toolError(failureText(state.failure)) };
-    if (!state.table.some((entry) => entry.name === name)) return unknownTool(name);
-    return { result: boundResult(markPermission(await this.#forward(name, args))) };
+    if (state.ok) return state.table;
+    this.#options.log(`tools/list: ${failureText(state.failure)}; the call goes to the relay all the same`);
+    return undefined;
   }
 
   /** Calls the tool, and when it returns a template the facade may sign, signs it and calls again. */
-  async #forward(name: string, args: JsonObject): Promise<JsonObject> {
+  async #forward(name: string, args: JsonObject): Promise<Forwarded> {
     const first = await this.#call(name, args);
-    const decision = decideSigning(name, first, this.#options.allowWrites);
+    if (!first.answered) return first;
+    const decision = decideSigning(name, first.result, this.#options.allowWrites);
     switch (decision.action) {
       case "pass":
         return first;
       case "refuse":
-        return toolError(decision.message, decision.showResult ? first.structuredContent : undefined);
+        return {
+          result: toolError(
+            decision.message,
+            decision.showResult ? first.result.structuredContent : undefined,
+          ),
+          answered: true,
+        };
       case "sign": {
+        if (this.#closed) return { result: toolError("transport: the host is gone"), answered: false };
         const now = Math.floor(Date.now() / 1000);
         const event = await this.#options.signer.sign(eventToSign(decision.template, now));
         // The second answer is the publish result; it is never signed again.
@@ -121,11 +178,15 @@ export class Facade {
     }
   }
 
-  async #call(name: string, args: JsonObject): Promise<JsonObject> {
+  async #call(name: string, args: JsonObject): Promise<Forwarded> {
+    if (this.#closed) return { result: toolError("transport: the host is gone"), answered: false };
     const answer = await this.#options.relay.callTool(name, args);
-    if (answer.ok) return answer.result;
-    if (answer.failure.unknownTool) this.#table = undefined;
-    return toolError(failureText(answer.failure));
+    if (answer.ok) return { result: answer.result, answered: true };
+    if (answer.failure.unknownTool) {
+      this.#table = undefined;
+      this.#tableFailed = false;
+    }
+    return { result: toolError(failureText(answer.failure)), answered: answer.failure.class !== "transport" };
   }
 }
 

@@ -1,6 +1,7 @@
 // The curated tool lists and the kind table (facade.md, "Exposed tools" and
 // "Sign and resubmit"). Pure data and pure functions: no I/O.
 
+import { type Conformed, conformTool } from "./conform.ts";
 import { isObject } from "./json.ts";
 import type { JsonObject, Tool } from "./mcp.ts";
 
@@ -104,16 +105,14 @@ export function resolveExposure(
   return { ok: true, names };
 }
 
-/** The listed fields of a relay tool entry that the facade passes on. */
-const KEPT_FIELDS = ["title", "description", "inputSchema", "outputSchema", "annotations"] as const;
-
 /**
  * Restricts the relay's `tools/list` entries to the exposed names, in the
- * exposure order, keeping only the relay's title, description, schemas and
- * annotations. A relay tool outside the exposed set (including one named
- * `tiny_diagnose`) is never offered.
+ * exposure order, each made a valid MCP tool from the relay's title,
+ * description, input schema and annotations (conform.ts). A relay tool
+ * outside the exposed set (including one named `tiny_diagnose`) is never
+ * offered; the first entry of a name counts.
  */
-export function exposedTable(relayTools: unknown[], exposed: readonly string[]): Tool[] {
+export function exposedTable(relayTools: unknown[], exposed: readonly string[]): Conformed<Tool[]> {
   const byName = new Map<string, JsonObject>();
   for (const tool of relayTools) {
     if (!isObject(tool)) continue;
@@ -121,16 +120,13 @@ export function exposedTable(relayTools: unknown[], exposed: readonly string[]):
     if (typeof name === "string" && !byName.has(name)) byName.set(name, tool);
   }
   const table: Tool[] = [];
+  const notes: string[] = [];
   for (const name of exposed) {
-    const tool = byName.get(name);
-    if (!tool || name === DIAGNOSE_TOOL) continue;
-    const entry: JsonObject = { name };
-    for (const field of KEPT_FIELDS) {
-      if (tool[field] !== undefined && tool[field] !== null) entry[field] = tool[field];
-    }
-    // MCP requires an input schema; a relay entry without one still takes an object.
-    if (entry.inputSchema === undefined) entry.inputSchema = { type: "object" };
-    table.push(entry as unknown as Tool);
+    const entry = byName.get(name);
+    if (!entry || name === DIAGNOSE_TOOL) continue;
+    const conformed = conformTool(name, entry);
+    table.push(conformed.value);
+    notes.push(...conformed.notes);
   }
-  return table;
+  return { value: table, notes };
 }

@@ -143,7 +143,7 @@ Deno.test("boundResult: text blocks", async (t) => {
     assert.equal(out.isError, false);
     assert.equal((result.content[1] as { text: string }).text, long1, "the input is not modified");
   });
-  await t.step("image, audio, resource and unknown blocks pass through unchanged", () => {
+  await t.step("image, audio, blob and link blocks pass through unchanged; resource text is bounded", () => {
     const big = "A".repeat(300_000);
     const blocks = [
       { type: "image", data: big, mimeType: "image/png" },
@@ -154,7 +154,13 @@ Deno.test("boundResult: text blocks", async (t) => {
       { type: "something_new", text: big },
     ];
     const out = boundResult({ content: structuredClone(blocks) });
-    assert.deepEqual(out.content, blocks);
+    const textResource = out.content[2] as unknown as { resource: { text: string; uri: string } };
+    assertCut(big, textResource.resource.text);
+    assert.equal(textResource.resource.uri, "file:///x");
+    assert.deepEqual([...out.content.slice(0, 2), ...out.content.slice(3)], [
+      ...blocks.slice(0, 2),
+      ...blocks.slice(3),
+    ]);
   });
   await t.step("URLs and addresses in text are not rewritten", () => {
     const text = "see https://relay.example.test/r/acme/mcp and 30617:abc:repo and /r/acme/files/x";

@@ -158,19 +158,23 @@ Deno.test("the tool table: fetched once, again after a failure or an unknown too
     assert.deepEqual(names(await facade.listTools()), ["tiny_diagnose"]);
     assert.match(logs[0], /transport: /);
   });
-  await t.step("the relay reporting an unknown tool drops the table", async () => {
-    const { facade, relay } = setup();
-    await facade.listTools();
-    relay.callAnswers.push(
-      failed({ class: "relay", detail: "Unknown tool: read_room", unknownTool: true }),
-    );
-    const result = resultOf(await facade.callTool({ name: "read_room" }));
-    assert.equal(result.isError, true);
-    assert.equal(textOf(result), "relay: Unknown tool: read_room");
-    relay.table = [relayTool("list_rooms")];
-    assert.deepEqual(names(await facade.listTools()), ["list_rooms", "tiny_diagnose"]);
-    assert.equal(relay.lists, 2);
-  });
+  await t.step(
+    "the relay reporting an unknown tool drops the table; the next request fetches it",
+    async () => {
+      const { facade, relay } = setup();
+      await facade.listTools();
+      relay.callAnswers.push(
+        failed({ class: "relay", detail: "Unknown tool: read_room", unknownTool: true }),
+      );
+      const result = resultOf(await facade.callTool({ name: "read_room" }));
+      assert.equal(result.isError, true);
+      assert.equal(textOf(result), "relay: Unknown tool: read_room");
+      assert.equal(relay.lists, 1, "not fetched until it is needed");
+      relay.table = [relayTool("list_rooms")];
+      assert.deepEqual(names(await facade.listTools()), ["list_rooms", "tiny_diagnose"]);
+      assert.equal(relay.lists, 2);
+    },
+  );
 });
 
 Deno.test("tools/call: what is refused before the relay is contacted", async (t) => {
@@ -254,12 +258,42 @@ Deno.test("tools/call: forwarding and the errors the host sees", async (t) => {
     const result = resultOf(await facade.callTool({ name: "read_room" }));
     assert.equal(textOf(result), `${"x".repeat(65_536)}\n[truncated: 65536 of 70000 bytes shown]`);
   });
-  await t.step("the table's failure answers a call while the table is down", async () => {
+  await t.step(
+    "while the table is down a curated call still reaches the relay; its answer brings the table back",
+    async () => {
+      const { facade, relay, logs } = setup();
+      relay.listAnswers.push(failed({ class: "transport", detail: "connection refused" }));
+      const result = resultOf(await facade.callTool({ name: "read_room" }));
+      assert.equal(textOf(result), "read_room done");
+      assert.deepEqual(relay.calls.map((call) => call.name), ["read_room"]);
+      assert.equal(relay.lists, 2, "fetched before the call, and again once the relay answered");
+      assert.match(logs.join("\n"), /transport: connection refused/);
+      assert.deepEqual(names(await facade.listTools()), [...CONTRACT_READ, "tiny_diagnose"]);
+      assert.equal(relay.lists, 2);
+    },
+  );
+  await t.step(
+    "after a failed fetch, the next call does not fetch first; a transport failure fetches nothing",
+    async () => {
+      const { facade, relay } = setup();
+      relay.listAnswers.push(failed({ class: "transport", detail: "down" }));
+      await facade.listTools();
+      relay.callAnswers.push(failed({ class: "transport", detail: "still down" }));
+      const result = resultOf(await facade.callTool({ name: "read_room" }));
+      assert.equal(textOf(result), "transport: still down");
+      assert.equal(relay.lists, 1, "the relay did not answer, so the table is not fetched again yet");
+      relay.callAnswers.push(failed({ class: "permission", detail: "restricted: no" }));
+      await facade.callTool({ name: "read_room" });
+      assert.equal(relay.lists, 2, "the relay answered (a refusal is an answer)");
+    },
+  );
+  await t.step("an error about the table while it is down is bounded like any text", async () => {
     const { facade, relay } = setup();
-    relay.listAnswers.push(failed({ class: "transport", detail: "connection refused" }));
+    relay.listAnswers.push(failed({ class: "relay", detail: "x".repeat(1 << 20) }));
+    relay.callAnswers.push(failed({ class: "relay", detail: "y".repeat(1 << 20) }));
     const result = resultOf(await facade.callTool({ name: "read_room" }));
-    assert.equal(result.isError, true);
-    assert.match(textOf(result), /^transport: connection refused/);
+    assert.ok(textOf(result).length < 70_000);
+    assert.match(textOf(result), /\[truncated: 65536 of \d+ bytes shown\]$/);
   });
   await t.step("tiny_diagnose is answered by the facade, never by the relay", async () => {
     const { facade, relay } = setup();

@@ -117,6 +117,17 @@ const ROWS: Row[] = [
     authentication: "pass",
     advice: /not a member.*ask the relay owner/,
   },
+  // A state name the relay supplies never indexes one of our tables: Object.prototype's names included.
+  ...["toString", "constructor", "hasOwnProperty", "__proto__", "suspended"].map((state): Row => ({
+    name: `200, a grant in the state ${JSON.stringify(state)}`,
+    browsegrant: answer({ state }),
+    verdict: "needs-grant",
+    exit: 2,
+    authentication: "pass",
+    advice: new RegExp(
+      `^the agent grant is ${state}, not active: ask the grant's operator npub1\\w+ to make it active$`,
+    ),
+  })),
   ...["owner", "moderator", "member"].map((role): Row => ({
     name: `200, the ${role} role is not enforced`,
     browsegrant: answer({ role, enforced: false, state: "none", missing: { rooms: [], kinds: [] } }, null),

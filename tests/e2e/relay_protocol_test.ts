@@ -148,7 +148,7 @@ Deno.test("exposure", async (t) => {
     );
   });
   await t.step(
-    "entries keep the relay's title, description, schemas and annotations; the impostor is ignored",
+    "entries keep the relay's title, description, input schema and annotations; the impostor is ignored",
     async () => {
       await withFacade({ relay: { extraTools: [hidden] } }, async (facade) => {
         const answer = await facade.request("tools/list", {});
@@ -160,9 +160,11 @@ Deno.test("exposure", async (t) => {
           title: relayEntry.title,
           description: relayEntry.description,
           inputSchema: relayEntry.inputSchema,
-          outputSchema: relayEntry.outputSchema,
           annotations: relayEntry.annotations,
         });
+        // The contract's list names no outputSchema, and a host checking results against it would
+        // refuse every bounded structuredContent.
+        assert.ok(relayEntry.outputSchema, "the relay declares one");
         const diagnose = tools.filter((tool) => tool.name === "tiny_diagnose");
         assert.equal(diagnose.length, 1);
         assert.notEqual(diagnose[0].description, "an impostor");

@@ -6,7 +6,13 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { verifyEvent } from "nostr-tools/pure";
-import { startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
+import {
+  DEFAULT_TOOLS,
+  startStrictRelay,
+  type StrictRelay,
+  type ToolDef,
+  toolOk,
+} from "../support/strict_relay.ts";
 import { assertNoSecret, MAIN, narrowFlags, newKey, ROOT, type TestKey } from "../support/tinyagent.ts";
 import { CONTRACT_READ as READ_TOOLS, CONTRACT_WRITE as WRITE_TOOLS } from "../support/contract.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
@@ -97,5 +103,87 @@ Deno.test("the SDK client with --allow-writes: a write is signed and published",
     assert.equal(published.kind, 9);
     assert.equal(published.content, "hello");
     assert.deepEqual(result.structuredContent, { event_id: published.id, accepted: true, message: "" });
+  });
+});
+
+/** The read tools' default entries with `changes` applied, as a relay with broken entries would list them. */
+function brokenTable(changes: Record<string, Record<string, unknown>>): ToolDef[] {
+  return DEFAULT_TOOLS.map((tool) =>
+    (changes[tool.name] ? { ...tool, ...changes[tool.name] } : tool) as ToolDef
+  );
+}
+
+Deno.test("an SDK host keeps every tool when some relay entries are malformed", async () => {
+  await withClient([], async (client, relay) => {
+    relay.setTable(brokenTable({
+      read_room: { description: 42 },
+      list_rooms: { title: { text: "Rooms" } },
+      read_thread: { inputSchema: "object" },
+      list_wiki: { inputSchema: { type: "array", items: {} } },
+      read_job: { annotations: "read-only" },
+      list_jobs: { annotations: { readOnlyHint: "yes", title: "Jobs" } },
+    }));
+    const { tools } = await client.listTools(); // the SDK validates the whole answer
+    assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [...READ_TOOLS, "tiny_diagnose"]);
+    const byName = new Map<string, Record<string, unknown>>(
+      tools.map((tool: { name: string }) => [tool.name, tool as Record<string, unknown>]),
+    );
+    assert.equal(byName.get("read_room")!.description, undefined);
+    assert.equal(byName.get("list_rooms")!.title, undefined);
+    assert.deepEqual(byName.get("read_thread")!.inputSchema, { type: "object" });
+    assert.deepEqual(byName.get("list_wiki")!.inputSchema, { type: "object" });
+    assert.equal(byName.get("read_job")!.annotations, undefined);
+    assert.deepEqual(byName.get("list_jobs")!.annotations, { title: "Jobs" });
+    for (const tool of tools) assert.equal((tool as { outputSchema?: unknown }).outputSchema, undefined);
+  });
+});
+
+Deno.test("an SDK host receives a bounded result whatever the relay returned", async (t) => {
+  await withClient([], async (client, relay) => {
+    await t.step("structuredContent over 256 KiB from a tool that declared an outputSchema", async () => {
+      await client.listTools(); // the SDK checks results against the output schemas it was listed
+      relay.setTool("list_rooms", () => toolOk({ tool: "list_rooms", rooms: "r".repeat(300_000) }));
+      const result = await client.callTool({ name: "list_rooms", arguments: {} });
+      assert.equal(result.isError, false);
+      assert.equal((result.structuredContent as { truncated: boolean }).truncated, true);
+      const texts = (result.content as { text: string }[]).map((block) => block.text).join("\n");
+      assert.match(texts, /\[structuredContent truncated: \d+ bytes exceeds the 262144 byte limit\]/);
+    });
+    await t.step(
+      'text in an embedded resource, a block typed "Text", a text that is not a string',
+      async () => {
+        const long = "t".repeat(200_000);
+        relay.setTool("read_file", () => ({
+          content: [
+            { type: "resource", resource: { uri: "file:///notes.txt", mimeType: "text/plain", text: long } },
+            { type: "Text", text: long },
+            { type: "text", text: { nested: long } },
+            { type: "video", url: "https://example.test/v.mp4" },
+          ],
+          isError: false,
+        }));
+        const result = await client.callTool({ name: "read_file", arguments: { sha256: "00".repeat(32) } });
+        const content = result.content as { type: string; text?: string; resource?: { text: string } }[];
+        assert.deepEqual(content.map((block) => block.type), ["resource", "text", "text"]);
+        const texts = [content[0].resource!.text, content[1].text!, content[2].text!];
+        for (const text of texts) {
+          assert.ok(new TextEncoder().encode(text).length < 65_536 + 64, `bounded: ${text.length}`);
+          assert.match(text, /\[truncated: 65536 of \d+ bytes shown\]$/);
+        }
+      },
+    );
+    await t.step("a 1 MiB relay error while the table is down", async () => {
+      const huge = "e".repeat(1 << 20);
+      relay.setTool("read_room", () => ({ jsonrpcError: { code: -32000, message: huge } }));
+      relay.setTable([...DEFAULT_TOOLS.filter((tool) => tool.name !== "read_status")]);
+      // The relay reports read_status unknown: the facade drops its table and fetches it on the next call.
+      assert.equal((await client.callTool({ name: "read_status", arguments: {} })).isError, true);
+      relay.script({ jsonrpcError: { code: -32000, message: huge } });
+      const result = await client.callTool({ name: "read_room", arguments: { id: "general" } });
+      assert.equal(result.isError, true);
+      const text = (result.content as { text: string }[])[0].text;
+      assert.ok(text.length < 70_000, `bounded: ${text.length}`);
+      assert.match(text, /^relay: e+\n\[truncated: 65536 of \d+ bytes shown\]$/);
+    });
   });
 });
