@@ -4,6 +4,7 @@
 
 import { parseCommand, USAGE, UsageError } from "./lib/cli.ts";
 import { Fatal, run } from "./lib/run.ts";
+import { exitOnTermination } from "./lib/lifecycle.ts";
 import { isConfined, runInSandbox, type SandboxedCommand } from "./lib/sandbox.ts";
 import { heldPermissions, probeSandbox, renderSandboxReport, sandboxReport } from "./lib/sandbox_check.ts";
 import { NAME, VERSION } from "./lib/version.ts";
@@ -62,6 +63,7 @@ async function main(argv: string[]): Promise<number> {
       case "sandbox-check":
         return await sandboxCheck(command);
       default:
+        exitOnTermination();
         return await sandboxed(command);
     }
   } catch (error) {

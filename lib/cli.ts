@@ -94,9 +94,17 @@ export type Command =
   | { command: "whoami"; keyEnv: string }
   | { command: "sandbox-check"; relay: RelayEndpoint; keyEnv: string; json: boolean };
 
+/** What a private key looks like when pasted where it does not belong: 64 hex characters, or an nsec. */
+const KEY_SHAPES = /[0-9a-fA-F]{64}|nsec1[02-9ac-hj-np-z]{20,}/gi;
+
+/** `text` with anything shaped like a private key replaced, so no error can echo a key a user typed. */
+export function redactKeys(text: string): string {
+  return text.replace(KEY_SHAPES, "<a private key, not shown>");
+}
+
 export class UsageError extends Error {
   constructor(message: string, readonly topic: keyof typeof USAGE) {
-    super(message);
+    super(redactKeys(message));
   }
 }
 
@@ -105,10 +113,27 @@ function list(value: string | undefined): string[] | undefined {
   return value.split(",").map((item) => item.trim()).filter((item) => item !== "");
 }
 
+/**
+ * The `--key-env` name. A value that looks like a key (the easiest mistake:
+ * the key pasted instead of its variable's name) or is no plausible variable
+ * name is refused without being echoed: the line would land in the host's log.
+ */
 function keyEnvName(value: string | undefined, topic: keyof typeof USAGE): string {
   const name = value ?? DEFAULT_KEY_ENV;
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-    throw new UsageError(`--key-env: ${JSON.stringify(name)} is not an environment variable name`, topic);
+  const trimmed = name.trim();
+  if (/^[0-9a-fA-F]{32,}$/.test(trimmed) || /^nsec1/i.test(trimmed) || redactKeys(trimmed) !== trimmed) {
+    throw new UsageError(
+      `--key-env takes the name of the variable that holds the key (such as ${DEFAULT_KEY_ENV}), not the key ` +
+        `itself; what was given looks like a key and is not shown: put it in a variable and name that`,
+      topic,
+    );
+  }
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) {
+    throw new UsageError(
+      `--key-env: not an environment variable name (letters, digits and _, not starting with a digit); ` +
+        `the value is not shown`,
+      topic,
+    );
   }
   return name;
 }

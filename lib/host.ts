@@ -8,6 +8,7 @@ import {
   type CallOutcome,
   FALLBACK_VERSION,
   HANDSHAKE_VERSIONS,
+  idText,
   INTERNAL_ERROR,
   INVALID_REQUEST,
   METHOD_NOT_FOUND,
@@ -15,6 +16,7 @@ import {
   type RpcId,
   type Tool,
 } from "./mcp.ts";
+import { rawIdOf } from "./line_id.ts";
 import { type ByteSink, type LineEvent, LineWriter, readLines } from "./stdio.ts";
 import { NAME, VERSION } from "./version.ts";
 
@@ -32,12 +34,34 @@ export type Answer =
 /** A well-formed request, ready to dispatch. */
 export interface Request {
   id: string | number;
+  /** A numeric id's JSON text as the host wrote it, echoed as is on the wire. */
+  rawId?: string;
   method: string;
   params: unknown;
 }
 
 /** What one input line is: a request, an answer already decided (a protocol error), or nothing to answer. */
-export type Parsed = { request: Request } | { answer: Answer } | { ignore: true };
+export type Parsed = { request: Request } | { answer: Answer; rawId?: string } | { ignore: true };
+
+/**
+ * One answer as its line, with the id exactly as the host wrote it. An answer
+ * that cannot be encoded (a relay result nested too deep to write) becomes an
+ * internal error for the same id, never a crash.
+ */
+export function encodeAnswer(answer: Answer, rawId?: string, log?: (line: string) => void): string {
+  const head = `{"jsonrpc":"2.0","id":${idText(answer.id, rawId)},`;
+  try {
+    const body = "result" in answer
+      ? JSON.stringify({ result: answer.result })
+      : JSON.stringify({ error: answer.error });
+    return head + body.slice(1);
+  } catch (error) {
+    log?.(`internal error: the answer could not be encoded (${(error as Error).message})`);
+    return `${head}"error":${
+      JSON.stringify({ code: INTERNAL_ERROR, message: "Internal error: the answer could not be encoded" })
+    }}`;
+  }
+}
 
 /** The version answered to an `initialize` that asked for `requested`. */
 export function negotiateVersion(requested: unknown): string {
@@ -69,8 +93,11 @@ export function parseLine(line: string): Parsed {
   const rawId = message.id;
   const validId = typeof rawId === "string" || (typeof rawId === "number" && Number.isFinite(rawId));
   const id: RpcId = validId ? rawId as string | number : null;
+  // A numeric id is echoed as written; the line is scanned for its text only then.
+  const raw = validId && typeof rawId === "number" ? rawIdOf(line) : undefined;
   const invalid = (why: string): Parsed => ({
     answer: errorAnswer(id, INVALID_REQUEST, `Invalid Request: ${why}`),
+    rawId: raw,
   });
   if (message.jsonrpc !== "2.0") return invalid('jsonrpc must be "2.0"');
   if (typeof message.method !== "string") {
@@ -88,7 +115,7 @@ export function parseLine(line: string): Parsed {
   if (params !== undefined && !isObject(params) && !Array.isArray(params)) {
     return invalid("params must be an object or an array");
   }
-  return { request: { id: id as string | number, method: message.method, params } };
+  return { request: { id: id as string | number, rawId: raw, method: message.method, params } };
 }
 
 /** Answers one well-formed request. */
@@ -145,44 +172,60 @@ function overlongAnswer(event: Extract<LineEvent, { type: "overlong" }>, limit: 
 export interface ServeOptions {
   input: AsyncIterable<Uint8Array>;
   output: ByteSink;
-  tools: ToolProvider;
+  tools: ToolProvider & { close?(): void };
   log(line: string): void;
   lineLimit?: number;
   /** Called once, after the first answer has been written (work deferred past the handshake). */
   afterFirstAnswer?: () => void;
+  /** Resolves with a reason when the host is known to be gone otherwise than by stdout (its process ended). */
+  hostGone?: Promise<string>;
 }
 
 /**
  * Reads requests until end of input and answers each one as soon as it is
  * ready: requests run concurrently, answers are written whole, one per line.
  * At end of input every request still in flight is answered before this
- * resolves, so nothing the host sent is lost.
+ * resolves, so nothing the host sent is lost. Once the host is gone (stdout
+ * closed, or `hostGone`), nobody can receive an answer: the tools are closed,
+ * so nothing more is signed or sent, and this resolves at once.
  */
 export async function serve(options: ServeOptions): Promise<void> {
-  const limit = options.lineLimit ?? LINE_LIMIT;
+  let hostGone!: (reason: string) => void;
+  const gone = new Promise<string>((resolve) => hostGone = resolve);
   const writer = new LineWriter(
     options.output,
-    (error) => options.log(`stdout closed: ${(error as Error).message}`),
+    (error) => hostGone(`stdout closed (${(error as Error).message})`),
   );
+  options.hostGone?.then(hostGone);
+  const reason = await Promise.race([answerAll(options, writer), gone]);
+  if (reason === undefined) return;
+  options.log(`the host is gone: ${reason}; stopping`);
+  options.tools.close?.();
+}
+
+/** The session until end of input: undefined once every request has been answered. */
+async function answerAll(options: ServeOptions, writer: LineWriter): Promise<undefined> {
+  const limit = options.lineLimit ?? LINE_LIMIT;
   const inFlight = new Set<Promise<void>>();
   let answered = false;
-  const write = async (answer: Answer) => {
-    await writer.write(answer);
+  const write = async (answer: Answer, rawId?: string) => {
+    await writer.writeLine(encodeAnswer(answer, rawId, options.log));
     if (!answered) {
       answered = true;
       options.afterFirstAnswer?.();
     }
   };
   for await (const event of readLines(options.input, limit)) {
+    if (writer.closed) break;
     if (event.type === "overlong") {
       options.log(`refused a ${event.bytes} byte line: over the ${mebibytes(limit)} line limit`);
-      void write(overlongAnswer(event, limit));
+      void write(overlongAnswer(event, limit), event.rawId);
       continue;
     }
     const parsed = parseLine(event.text);
     if ("ignore" in parsed) continue;
     if ("answer" in parsed) {
-      void write(parsed.answer);
+      void write(parsed.answer, parsed.rawId);
       continue;
     }
     const { request } = parsed;
@@ -192,10 +235,11 @@ export async function serve(options: ServeOptions): Promise<void> {
         options.log(`internal error: ${(error as Error)?.stack ?? error}`);
         return errorAnswer(request.id, INTERNAL_ERROR, "Internal error");
       })
-      .then(write)
+      .then((answer) => write(answer, request.rawId))
       .finally(() => inFlight.delete(task));
     inFlight.add(task);
   }
   while (inFlight.size > 0) await Promise.all(inFlight);
   await writer.flush();
+  return undefined;
 }

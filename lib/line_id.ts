@@ -1,7 +1,8 @@
-// The id of a request line read as a stream of bytes, without holding the
-// line: how an over-long line is refused with its request's id, so the host
-// is not left waiting. Tracks nesting and strings, and keeps only the key at
-// depth 1 being read and the id's own bytes.
+// The id of a request line exactly as the host wrote it, found without
+// holding the line: how an over-long line is refused with its request's id
+// (so the host is not left waiting), and how a numeric id is echoed digit for
+// digit (JSON.parse rounds integers past 2^53). Tracks nesting and strings,
+// and keeps only the key at depth 1 being read and the id's own characters.
 
 const QUOTE = 0x22, BACKSLASH = 0x5c, COLON = 0x3a, COMMA = 0x2c;
 const OPEN_OBJECT = 0x7b, CLOSE_OBJECT = 0x7d, OPEN_ARRAY = 0x5b, CLOSE_ARRAY = 0x5d;
@@ -26,9 +27,16 @@ export class IdScanner {
   /** The id value's bytes while they are being read. */
   #value: number[] | undefined;
   #raw: string | undefined;
+  /** Fed UTF-8 bytes (an over-long line) or UTF-16 code units (a line already decoded). */
+  #units: "bytes" | "text" = "bytes";
 
   feed(bytes: Uint8Array): void {
     for (let i = 0; i < bytes.length && !this.#done; i++) this.#step(bytes[i]);
+  }
+
+  feedText(text: string): void {
+    this.#units = "text";
+    for (let i = 0; i < text.length && !this.#done; i++) this.#step(text.charCodeAt(i));
   }
 
   /** The id's JSON text as written, when the line had a top-level id that is a string or a number. */
@@ -97,7 +105,9 @@ export class IdScanner {
     if (value.length > MAX_ID_BYTES) this.#done = true;
     if (!ended || this.#done) return;
     this.#done = true;
-    const raw = new TextDecoder().decode(new Uint8Array(value));
+    const raw = this.#units === "text"
+      ? String.fromCharCode(...value)
+      : new TextDecoder().decode(new Uint8Array(value));
     if (isJsonScalarId(raw)) this.#raw = raw;
   }
 }
@@ -120,4 +130,11 @@ function unescapeKey(raw: number[]): string {
   } catch {
     return "";
   }
+}
+
+/** The JSON text of the top-level `"id"` in a decoded line, as written; undefined when it has none usable. */
+export function rawIdOf(line: string): string | undefined {
+  const scanner = new IdScanner();
+  scanner.feedText(line);
+  return scanner.raw();
 }

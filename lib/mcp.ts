@@ -9,6 +9,16 @@ export type JsonObject = Record<string, unknown>;
 /** A JSON-RPC request id as the host sent it. */
 export type RpcId = string | number | null;
 
+/**
+ * The JSON text of an id on its way back to the host: a numeric id as the
+ * exact text the host wrote when that is at hand, so `9007199254740993` is
+ * not echoed as `9007199254740992` (JSON.parse rounds it).
+ */
+export function idText(id: RpcId, raw?: string): string {
+  if (typeof id === "number" && raw !== undefined && Number(raw) === id) return raw;
+  return JSON.stringify(id);
+}
+
 /** JSON-RPC 2.0 error codes tinyagent answers with. */
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;

@@ -9,6 +9,7 @@ import { renderReport } from "./diagnose_render.ts";
 import type { RelayEndpoint } from "./endpoint.ts";
 import { Facade } from "./facade.ts";
 import { serve } from "./host.ts";
+import { parentGone } from "./lifecycle.ts";
 import { RelayClient } from "./relay.ts";
 import { Signer } from "./signer.ts";
 import { processStdio } from "./stdio.ts";
@@ -90,6 +91,7 @@ async function mcp(command: Extract<Command, { command: "mcp" }>): Promise<numbe
     tools: facade,
     log,
     afterFirstAnswer: () => void announce(),
+    hostGone: parentGone(),
   });
   await announce();
   return 0;

@@ -7,7 +7,7 @@ import { IdScanner } from "./line_id.ts";
 /** A complete input line, or the fact that one was too long to accept. */
 export type LineEvent =
   | { type: "line"; text: string }
-  | { type: "overlong"; bytes: number; id: string | number | null };
+  | { type: "overlong"; bytes: number; id: string | number | null; rawId: string | undefined };
 
 const NEWLINE = 0x0a;
 
@@ -31,7 +31,7 @@ export async function* readLines(
 
   const finish = (): LineEvent => {
     let event: LineEvent;
-    if (scanner) event = { type: "overlong", bytes: size, id: scanner.id() };
+    if (scanner) event = { type: "overlong", bytes: size, id: scanner.id(), rawId: scanner.raw() };
     else {
       texts.push(decoder.decode());
       event = { type: "line", text: texts.length === 1 ? texts[0] : texts.join("") };
@@ -95,7 +95,8 @@ export const processStdio = {
 
 /**
  * Writes one JSON message per line. Writes are queued so lines never
- * interleave, and a closed output (the host went away) stops writing quietly.
+ * interleave; a closed output (the host went away) stops all writing and is
+ * reported once.
  */
 export class LineWriter {
   #writer: { write(bytes: Uint8Array): Promise<void> };
@@ -107,8 +108,19 @@ export class LineWriter {
     this.#writer = "getWriter" in stream ? stream.getWriter() : stream;
   }
 
+  /** Whether the output has closed: the host can no longer receive anything. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Writes one message, serialized as JSON. */
   write(message: unknown): Promise<void> {
-    const line = this.#encoder.encode(`${JSON.stringify(message)}\n`);
+    return this.writeLine(JSON.stringify(message));
+  }
+
+  /** Writes one line already encoded as JSON text. */
+  writeLine(text: string): Promise<void> {
+    const line = this.#encoder.encode(`${text}\n`);
     this.#queue = this.#queue.then(async () => {
       if (this.#closed) return;
       try {

@@ -136,6 +136,47 @@ Deno.test("usage errors", async (t) => {
       usageError(["whoami", `--key-env=${name}`], "whoami", /--key-env/);
     }
   });
+  await t.step("a key given as --key-env is refused without echoing it", () => {
+    const hex = "ab".repeat(32);
+    const nsec = "nsec1vl029mgpspedva04g90vltkh6fvh240zqtv9k0t9af8935ke9laqsnlfe5";
+    const keys = [hex, `9${hex.slice(1)}`, hex.toUpperCase(), nsec, ` ${hex} `, `"${hex}"`, `${hex}\n`];
+    for (const key of keys) {
+      for (const argv of [["mcp", "--relay", RELAY, "--key-env", key], ["whoami", `--key-env=${key}`]]) {
+        const error = usageError(
+          argv,
+          argv[0],
+          /--key-env takes the name of the variable|not an environment variable/,
+        );
+        assert.ok(!error.message.includes(key.trim().replace(/"/g, "")), error.message);
+        assert.ok(!error.message.includes(hex.slice(8, 24)) && !error.message.includes(nsec.slice(10, 30)));
+      }
+    }
+  });
+  await t.step("no usage error echoes a key typed where another value belongs", () => {
+    const hex = "cd".repeat(32);
+    const nsec = "nsec1vl029mgpspedva04g90vltkh6fvh240zqtv9k0t9af8935ke9laqsnlfe5";
+    for (const key of [hex, nsec]) {
+      const cases: string[][] = [
+        ["mcp", "--relay", key],
+        ["mcp", "--relay", `https://relay.example.test/${key}?x`],
+        ["mcp", "--relay", RELAY, "--tools", key],
+        ["mcp", "--relay", RELAY, key],
+        ["mcp", `--${key}`],
+        [key],
+        ["diagnose", "--relay", RELAY, "--kinds", key],
+      ];
+      for (const argv of cases) {
+        let message = "";
+        try {
+          parseCommand(argv);
+        } catch (error) {
+          message = (error as Error).message;
+        }
+        assert.ok(message !== "", `refused: ${argv.join(" ")}`);
+        assert.ok(!message.includes(key) && !message.includes(key.slice(6, 26)), message);
+      }
+    }
+  });
   await t.step("an unknown command names it", () => {
     usageError(["serve"], "main", /serve/);
   });

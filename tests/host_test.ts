@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import config from "../deno.json" with { type: "json" };
 import type { CallOutcome, Tool } from "../lib/mcp.ts";
-import { answerLine, negotiateVersion, type ToolProvider } from "../lib/host.ts";
+import { answerLine, encodeAnswer, negotiateVersion, type ToolProvider } from "../lib/host.ts";
 
 const VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const FALLBACK = "2025-06-18";
@@ -274,5 +274,42 @@ Deno.test("tools/list and tools/call go to the provider", async (t) => {
     );
     assert.ok(!("result" in out));
     assert.deepEqual(out, { jsonrpc: "2.0", id: "c", error });
+  });
+});
+
+Deno.test("encodeAnswer: the id as the host wrote it, and an answer that cannot be encoded is an error", async (t) => {
+  await t.step("a numeric id keeps the host's own text", () => {
+    const answer = { jsonrpc: "2.0" as const, id: 9007199254740992, result: {} };
+    assert.equal(
+      encodeAnswer(answer, "9007199254740993"),
+      '{"jsonrpc":"2.0","id":9007199254740993,"result":{}}',
+    );
+    assert.equal(encodeAnswer({ ...answer, id: 1 }, "1.0"), '{"jsonrpc":"2.0","id":1.0,"result":{}}');
+  });
+  await t.step("text that is not the id's is never spliced in", () => {
+    const answer = { jsonrpc: "2.0" as const, id: 5, result: {} };
+    assert.equal(encodeAnswer(answer, "6"), '{"jsonrpc":"2.0","id":5,"result":{}}');
+    assert.equal(encodeAnswer({ ...answer, id: "5" }, "5"), '{"jsonrpc":"2.0","id":"5","result":{}}');
+    assert.equal(encodeAnswer({ ...answer, id: null }), '{"jsonrpc":"2.0","id":null,"result":{}}');
+  });
+  await t.step("an answer that cannot be written becomes an internal error for its id", () => {
+    // As JSON.stringify fails on a value nested past the stack's depth.
+    const unwritable = {
+      toJSON() {
+        throw new RangeError("Maximum call stack size exceeded");
+      },
+    };
+    const logs: string[] = [];
+    const line = encodeAnswer(
+      { jsonrpc: "2.0", id: 3, result: { unwritable } },
+      undefined,
+      (l) => logs.push(l),
+    );
+    assert.deepEqual(JSON.parse(line), {
+      jsonrpc: "2.0",
+      id: 3,
+      error: { code: -32603, message: "Internal error: the answer could not be encoded" },
+    });
+    assert.match(logs[0], /could not be encoded/);
   });
 });

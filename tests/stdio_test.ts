@@ -322,7 +322,7 @@ Deno.test("readLines: the default limit is 48 MiB", async () => {
     assert.equal(bytes(events[0].text), limit);
     assert.equal(JSON.parse(events[0].text).id, 1);
   }
-  assert.deepEqual(events[1], { type: "overlong", bytes: limit + 1, id: 2 });
+  assert.deepEqual(events[1], { type: "overlong", bytes: limit + 1, id: 2, rawId: "2" });
   assert.deepEqual(events[2], { type: "line", text: PING });
 });
 

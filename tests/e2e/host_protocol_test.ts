@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { startStrictRelay } from "../support/strict_relay.ts";
-import { narrowFlags, newKey, Tinyagent, withFacade } from "../support/tinyagent.ts";
+import { narrowFlags, newKey, runOnce, Tinyagent, withFacade } from "../support/tinyagent.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
 Deno.test("initialize, ping and unknown methods", async (t) => {
@@ -224,4 +224,46 @@ Deno.test("input lines: 40 MiB accepted and forwarded, over 48 MiB refused, the 
       },
     );
   });
+});
+
+Deno.test("ids are echoed exactly as the host wrote them, integers past 2^53 included", async (t) => {
+  const relay = await startStrictRelay();
+  const key = newKey();
+  try {
+    const ids = [
+      "9007199254740993",
+      "-9007199254740993",
+      "123456789012345678901234567890",
+      "1.0",
+      "-0",
+      "1e2",
+      "7",
+    ];
+    const lines = ids.flatMap((id) => [
+      `{"jsonrpc":"2.0","id":${id},"method":"ping"}`,
+      `{"jsonrpc":"2.0","method":"nope","id":${id}}`,
+      `{"id":${id},"jsonrpc":"2.0","method":"tools/call","params":{"name":"list_rooms","arguments":{}}}`,
+      `{"jsonrpc":"1.0","id":${id},"method":"ping"}`,
+    ]);
+    const run = await runOnce({
+      flags: narrowFlags(relay.host),
+      args: ["mcp", "--relay", relay.url],
+      env: { TINY_PRIVATE_KEY: key.hex },
+      stdin: `${lines.join("\n")}\n`,
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const out = run.stdout.trim().split("\n");
+    assert.equal(out.length, lines.length, "one answer per request");
+    for (const id of ids) {
+      await t.step(
+        `id ${id}: a result, an error, a tool result and an invalid request all carry it as written`,
+        () => {
+          const carrying = out.filter((line) => line.includes(`"id":${id},`) || line.endsWith(`"id":${id}}`));
+          assert.equal(carrying.length, 4, `${id}: ${carrying.join("\n")}`);
+        },
+      );
+    }
+  } finally {
+    await relay.close();
+  }
 });

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
 import { startStrictRelay } from "../support/strict_relay.ts";
-import { narrowFlags, newKey, ROOT, runOnce, Tinyagent } from "../support/tinyagent.ts";
+import { narrowFlags, newKey, runOnce, Tinyagent } from "../support/tinyagent.ts";
 import { shippedFlags } from "../../scripts/shipped_flags.ts";
 
 const NOT_ACTIVE = /the sandbox is not active/;

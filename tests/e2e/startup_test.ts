@@ -40,6 +40,24 @@ Deno.test("key refusals name the variable and never its value", async (t) => {
       }
     });
   }
+  await t.step(
+    "the key pasted as --key-env's value is refused and never printed, whatever the flags",
+    async () => {
+      for (const value of [key.hex, key.hex.toUpperCase(), key.nsec]) {
+        for (const flags of [narrowFlags(HOST, value), narrowFlags(HOST)]) {
+          const run = await runOnce({
+            flags,
+            args: ["mcp", "--relay", `http://${HOST}`, "--key-env", value],
+            env: { TINY_PRIVATE_KEY: key.hex },
+          });
+          assert.equal(run.code, 1);
+          assert.match(run.stderr, /--key-env takes the name of the variable that holds the key/);
+          assertNoSecret(key, run.stdout + run.stderr, "the output");
+          assert.ok(!run.stderr.includes(value.slice(0, 12)), run.stderr);
+        }
+      }
+    },
+  );
   await t.step("--key-env names another variable", async () => {
     const run = await runOnce({
       flags: narrowFlags(HOST, "AGENT_KEY"),

@@ -10,10 +10,11 @@
 // produce, and the two must agree before anything is sent.
 
 import assert from "node:assert/strict";
-import { startStrictRelay } from "../support/strict_relay.ts";
-import { commandLine, narrowFlags, newKey, ROOT } from "../support/tinyagent.ts";
+import { startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
+import { commandLine, narrowFlags, newKey, ROOT, type TestKey } from "../support/tinyagent.ts";
 import {
   assertKeyNeverLeaks,
+  eventually,
   parseAnswerLine,
   Rng,
   type RpcMessage,
@@ -1133,14 +1134,13 @@ Deno.test(`stdio fuzz: ${MESSAGES} generated lines through one process (seed ${S
   }
 });
 
-Deno.test("a host that stops reading stdout: no crash, every call still completes, exit 0", async () => {
-  const relay = await startStrictRelay();
-  const key = newKey();
+/** Spawns tinyagent as a host would, with stdio under the test's control. */
+function spawnFacade(relay: StrictRelay, key: TestKey, extra: string[] = []): Deno.ChildProcess {
   const { program, args } = commandLine({
     flags: narrowFlags(relay.host),
-    args: ["mcp", "--relay", relay.url],
+    args: ["mcp", "--relay", relay.url, ...extra],
   });
-  const child = new Deno.Command(program, {
+  return new Deno.Command(program, {
     args,
     cwd: ROOT,
     env: { TINY_PRIVATE_KEY: key.hex },
@@ -1148,29 +1148,47 @@ Deno.test("a host that stops reading stdout: no crash, every call still complete
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+}
+
+function line(message: unknown): Uint8Array {
+  return new TextEncoder().encode(`${JSON.stringify(message)}\n`);
+}
+
+Deno.test("the host stops reading stdout: tinyagent exits with stdin still open, and sends and signs nothing more", async (t) => {
+  const relay = await startStrictRelay();
+  const key = newKey();
+  // A write in flight when the pipe breaks: its tools/list and first call are slow on the relay.
+  relay.delay(300);
+  const child = spawnFacade(relay, key, ["--allow-writes"]);
   const stderr = new Response(child.stderr).text();
+  const writer = child.stdin.getWriter();
   try {
-    await child.stdout.cancel(); // the host is gone: every answer now meets a broken pipe
-    let input = "";
-    for (let id = 0; id < 300; id++) {
-      const message = id % 10 === 0
-        ? { jsonrpc: "2.0", id, method: "tools/call", params: { name: "list_rooms", arguments: {} } }
-        : { jsonrpc: "2.0", id, method: "ping" };
-      input += `${JSON.stringify(message)}\n`;
-    }
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(input));
-    await writer.close();
-    const status = await child.status;
+    await child.stdout.cancel(); // the host is gone: the next answer meets a broken pipe
+    await writer.write(line({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "post_message", arguments: { room: "general", content: "for nobody" } },
+    }));
+    await writer.write(line({ jsonrpc: "2.0", id: 2, method: "ping" }));
+    const status = await child.status; // stdin is never closed: only the broken stdout can end it
     const log = await stderr;
-    assert.equal(status.code, 0, log);
-    assert.equal(status.signal, null);
-    assert.match(log, /stdout closed/);
-    assert.ok(!/internal error/i.test(log), log);
-    const calls = relay.requests.filter((r) => (r.json as { method: string }).method === "tools/call");
-    assert.equal(calls.length, 30, "the calls in flight still reached the relay");
+    await t.step("it ends on its own, without a trace", () => {
+      assert.equal(status.code, 0, log);
+      assert.match(log, /the host is gone: stdout closed/);
+      assert.ok(!/internal error|Uncaught|error:/i.test(log.replace(/tinyagent: /g, "")), log);
+    });
+    await t.step("nothing more reached the relay: no signed event, no publish", () => {
+      assert.equal(relay.published.length, 0);
+      for (const request of relay.requests) {
+        const args = (request.json as { params?: { arguments?: Record<string, unknown> } })?.params
+          ?.arguments;
+        assert.equal(args?.event, undefined, "no signed resubmission was sent");
+      }
+    });
     assertKeyNeverLeaks(key, { lines: [], stderr: log }, [relay]);
   } finally {
+    await writer.close().catch(() => {});
     try {
       child.kill("SIGKILL");
     } catch {
@@ -1180,3 +1198,93 @@ Deno.test("a host that stops reading stdout: no crash, every call still complete
     await relay.close();
   }
 });
+
+Deno.test("the host process dies with a relay call hung: tinyagent exits without waiting for the call's bound", async () => {
+  const relay = await startStrictRelay();
+  const key = newKey();
+  relay.script({ hang: true }); // the table fetch never answers
+  const { program, args } = commandLine({
+    flags: narrowFlags(relay.host),
+    args: ["mcp", "--relay", relay.url, "--timeout", "600"],
+  });
+  // A stand-in host: a process that starts tinyagent on its own stdio, then is killed outright.
+  const host = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `const c = new Deno.Command(${JSON.stringify(program)}, { args: ${JSON.stringify(args)}, ` +
+      `stdin: "inherit", stdout: "inherit", stderr: "inherit" }).spawn(); ` +
+      `console.error("child " + c.pid); await c.status;`,
+    ],
+    cwd: ROOT,
+    env: { TINY_PRIVATE_KEY: key.hex },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderrReader = host.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let log = "";
+  try {
+    let pid: number | undefined;
+    while (pid === undefined) {
+      const { value, done } = await stderrReader.read();
+      if (done) throw new Error(`the stand-in host ended: ${log}`);
+      log += value;
+      const match = /child (\d+)/.exec(log);
+      if (match) pid = Number(match[1]);
+    }
+    const writer = host.stdin.getWriter();
+    await writer.write(line({ jsonrpc: "2.0", id: 1, method: "tools/list" }));
+    await eventually(() => relay.inFlight === 1, "the table fetch hangs on the relay");
+    host.kill("SIGKILL");
+    await host.status;
+    // The call's bound is 600 s; the process must be gone long before.
+    const alive = async () =>
+      (await new Deno.Command("kill", { args: ["-0", String(pid)], stderr: "null" }).output()).success;
+    const deadline = Date.now() + 20_000;
+    while (await alive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(await alive(), false, "tinyagent ended when its host did");
+    await writer.close().catch(() => {});
+  } finally {
+    await stderrReader.cancel().catch(() => {});
+    try {
+      host.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+    await host.status;
+    await relay.close();
+  }
+});
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  Deno.test(`${signal} ends tinyagent promptly, with status 0 and no trace on stderr`, async () => {
+    const relay = await startStrictRelay();
+    const key = newKey();
+    relay.script({ hang: true });
+    const child = spawnFacade(relay, key);
+    const stderr = new Response(child.stderr).text();
+    const stdout = new Response(child.stdout).text();
+    const writer = child.stdin.getWriter();
+    try {
+      await writer.write(line({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }));
+      await writer.write(line({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
+      await eventually(() => relay.inFlight === 1, "a relay call in flight");
+      child.kill(signal);
+      const status = await child.status;
+      const log = await stderr;
+      assert.equal(status.code, 0, log);
+      const trace = log.split("\n").filter((l) => l !== "" && !/^tinyagent: mcp: relay /.test(l));
+      assert.deepEqual(trace, [], "nothing but the startup line");
+      for (const out of (await stdout).trim().split("\n")) assert.equal(JSON.parse(out).jsonrpc, "2.0");
+    } finally {
+      await writer.close().catch(() => {});
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+      await child.status;
+      await relay.close();
+    }
+  });
+}
