@@ -5,7 +5,7 @@
 
 import { parseArgs } from "node:util";
 import { verifyEvent } from "nostr-tools/pure";
-import { startStrictRelay } from "../tests/support/strict_relay.ts";
+import { startStrictRelay } from "../tests/support/strict_relay/mod.ts";
 import { narrowFlags, newKey, Tinyagent } from "../tests/support/tinyagent.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { bin: { type: "string" } }, strict: true });

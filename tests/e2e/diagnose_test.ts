@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { type Fault, startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
+import { type Fault, startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
 import {
   assertNoSecret,
   narrowFlags,

@@ -2,7 +2,7 @@
 // protocol" table, concurrency, end of input and input bounds.
 
 import assert from "node:assert/strict";
-import { startStrictRelay } from "../support/strict_relay.ts";
+import { startStrictRelay } from "../support/strict_relay/mod.ts";
 import { narrowFlags, newKey, Tinyagent, withFacade } from "../support/tinyagent.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 

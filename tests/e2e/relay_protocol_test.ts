@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { DEFAULT_TOOLS, startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
+import { DEFAULT_TOOLS, startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
 import { narrowFlags, newKey, Tinyagent, withFacade } from "../support/tinyagent.ts";
 import { CONTRACT_READ as READ_TOOLS, CONTRACT_WRITE as WRITE_TOOLS } from "../support/contract.ts";
 import denoConfig from "../../deno.json" with { type: "json" };

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
-import { startStrictRelay } from "../support/strict_relay.ts";
+import { startStrictRelay } from "../support/strict_relay/mod.ts";
 import { narrowFlags, newKey, ROOT, runOnce, Tinyagent } from "../support/tinyagent.ts";
 import { shippedFlags } from "../../scripts/shipped_flags.ts";
 

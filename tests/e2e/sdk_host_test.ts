@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { verifyEvent } from "nostr-tools/pure";
-import { startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
+import { startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
 import { assertNoSecret, MAIN, narrowFlags, newKey, ROOT, type TestKey } from "../support/tinyagent.ts";
 import { CONTRACT_READ as READ_TOOLS, CONTRACT_WRITE as WRITE_TOOLS } from "../support/contract.ts";
 import denoConfig from "../../deno.json" with { type: "json" };

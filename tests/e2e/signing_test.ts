@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
-import type { StrictRelay } from "../support/strict_relay.ts";
+import type { StrictRelay } from "../support/strict_relay/mod.ts";
 import { type Tinyagent, withFacade } from "../support/tinyagent.ts";
 import { CONTRACT_KINDS as WRITE_KINDS } from "../support/contract.ts";
 

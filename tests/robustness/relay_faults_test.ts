@@ -7,7 +7,12 @@
 
 import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
-import { DEFAULT_TOOLS, type Fault, startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
+import {
+  DEFAULT_TOOLS,
+  type Fault,
+  startStrictRelay,
+  type StrictRelay,
+} from "../support/strict_relay/mod.ts";
 import type { Tinyagent } from "../support/tinyagent.ts";
 import {
   assertKeyNeverLeaks,

@@ -14,7 +14,7 @@ import {
   startStrictRelay,
   type StrictRelay,
   type ToolResult,
-} from "../support/strict_relay.ts";
+} from "../support/strict_relay/mod.ts";
 import type { TestKey, Tinyagent } from "../support/tinyagent.ts";
 import { assertKeyNeverLeaks, parseAnswerLine, startFacade } from "../support/robustness_kit.ts";
 import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";

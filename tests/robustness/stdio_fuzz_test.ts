@@ -10,7 +10,7 @@
 // produce, and the two must agree before anything is sent.
 
 import assert from "node:assert/strict";
-import { startStrictRelay } from "../support/strict_relay.ts";
+import { startStrictRelay } from "../support/strict_relay/mod.ts";
 import { commandLine, narrowFlags, newKey, ROOT } from "../support/tinyagent.ts";
 import {
   assertKeyNeverLeaks,

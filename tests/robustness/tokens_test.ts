@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { type NostrEvent, verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { startStrictRelay } from "../support/strict_relay.ts";
+import { startStrictRelay } from "../support/strict_relay/mod.ts";
 import { assertKeyNeverLeaks, parseAnswerLine, startFacade } from "../support/robustness_kit.ts";
 
 const CALLS = 1000;

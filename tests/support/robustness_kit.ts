@@ -4,7 +4,7 @@
 // the same port (connection refused, then a relay that comes back).
 
 import assert from "node:assert/strict";
-import type { RecordedRequest, StrictRelay } from "./strict_relay.ts";
+import type { RecordedRequest, StrictRelay } from "./strict_relay/mod.ts";
 import { assertNoSecret, narrowFlags, newKey, type TestKey, Tinyagent } from "./tinyagent.ts";
 
 // ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import { generateSecretKey, getPublicKey } from "nostr-tools/pure";
 import * as nip19 from "nostr-tools/nip19";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import assert from "node:assert/strict";
-import { startStrictRelay, type StrictRelay, type StrictRelayOptions } from "./strict_relay.ts";
+import { startStrictRelay, type StrictRelay, type StrictRelayOptions } from "./strict_relay/mod.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 export const MAIN = `${ROOT}main.ts`;
