@@ -8,7 +8,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { DEFAULT_TOOLS, startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
 import { narrowFlags, newKey, Tinyagent, withFacade } from "../support/tinyagent.ts";
-import { CONTRACT_READ as READ_TOOLS, CONTRACT_WRITE as WRITE_TOOLS } from "../support/contract.ts";
+import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
 type Result = { content: { type: string; text?: string }[]; structuredContent?: unknown; isError?: boolean };
@@ -116,14 +116,14 @@ Deno.test("exposure", async (t) => {
     "default: the 17 read tools in order, then tiny_diagnose; nothing else the relay lists",
     async () => {
       await withFacade({ relay: { extraTools: [hidden] } }, async (facade) => {
-        assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"]);
+        assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
       });
     },
   );
   await t.step("--allow-writes adds the 18 write tools", async () => {
     await withFacade({ args: ["--allow-writes"] }, async (facade) => {
       const names = await listNames(facade);
-      assert.deepEqual(names, [...READ_TOOLS, ...WRITE_TOOLS, "tiny_diagnose"]);
+      assert.deepEqual(names, [...CONTRACT_READ, ...CONTRACT_WRITE, "tiny_diagnose"]);
       for (
         const never of [
           "publish_event",
@@ -196,7 +196,7 @@ Deno.test("the tool table: fetched lazily, once, and again after a failure or an
       assert.match(facade.stderr, /tools\/list: transport: HTTP 503.*down for maintenance/);
     });
     await t.step("the next tools/list fetches again", async () => {
-      assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"]);
+      assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
     });
     await t.step("then it is cached", async () => {
       const before = mcpRequests(relay).length;

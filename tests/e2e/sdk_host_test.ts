@@ -8,7 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { verifyEvent } from "nostr-tools/pure";
 import { startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
 import { assertNoSecret, MAIN, narrowFlags, newKey, ROOT, type TestKey } from "../support/tinyagent.ts";
-import { CONTRACT_READ as READ_TOOLS, CONTRACT_WRITE as WRITE_TOOLS } from "../support/contract.ts";
+import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
 async function withClient(
@@ -48,7 +48,7 @@ Deno.test("the SDK client: handshake, tools/list, a read call", async (t) => {
     });
     await t.step("tools/list: the read tools, then tiny_diagnose", async () => {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [...READ_TOOLS, "tiny_diagnose"]);
+      assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [...CONTRACT_READ, "tiny_diagnose"]);
     });
     await t.step("a read tool call, validated against its outputSchema", async () => {
       const result = await client.callTool({ name: "list_rooms", arguments: { limit: 5 } });
@@ -82,8 +82,8 @@ Deno.test("the SDK client with --allow-writes: a write is signed and published",
   await withClient(["--allow-writes"], async (client, relay, key) => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [
-      ...READ_TOOLS,
-      ...WRITE_TOOLS,
+      ...CONTRACT_READ,
+      ...CONTRACT_WRITE,
       "tiny_diagnose",
     ]);
     const result = await client.callTool({

@@ -29,8 +29,6 @@ type Result = {
   isError?: boolean;
 };
 
-const READ_TOOLS = CONTRACT_READ;
-
 const jsonrpcBody = (message: string, code = -32000) =>
   JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } });
 
@@ -220,7 +218,7 @@ async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<voi
   const relay = await startStrictRelay({ keepAlive });
   const { facade, key } = startFacade(relay.url, relay.host);
   try {
-    assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"]);
+    assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
     for (const { name, fault, expected } of CASES) {
       await t.step(`${name}: during a call`, async () => {
         const before = mcpRequests(relay).length;
@@ -240,7 +238,7 @@ async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<voi
           () => line.test(facade.stderr.slice(stderrBefore)),
           `the failure on stderr (${line})`,
         );
-        assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"], "fetched again");
+        assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"], "fetched again");
         assertWorks(await call(facade, "list_rooms"), `${name}: the next call`);
       });
 
@@ -302,7 +300,7 @@ Deno.test("a relay that goes away: connection refused, a hang, then the same por
 
     await t.step("the relay comes back on the same port: the table loads, the call works", async () => {
       proxy.up();
-      assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"]);
+      assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
       assertWorks(await call(facade, "list_rooms"), "after recovery");
     });
 
@@ -339,7 +337,7 @@ Deno.test("a relay that goes away: connection refused, a hang, then the same por
         () => /tools\/list: transport: no answer from .* within 1 s/.test(facade.stderr.slice(stderrBefore)),
         "the timeout on stderr",
       );
-      assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"]);
+      assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
     });
 
     await t.step("ping is answered while a call hangs", async () => {

@@ -19,13 +19,10 @@ import type { TestKey, Tinyagent } from "../support/tinyagent.ts";
 import { assertKeyNeverLeaks, parseAnswerLine, startFacade } from "../support/robustness_kit.ts";
 import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 
-const READ_TOOLS = CONTRACT_READ;
-
-/** facade.md's "Kinds signed" table. */
-const SIGNS = CONTRACT_KINDS;
-const WRITE_TOOLS = CONTRACT_WRITE;
 const AUTHORIZATION_KINDS = [22242, 24242, 27235];
-const KINDS = [...new Set([...Object.values(SIGNS).flat(), 0, 1, 30392, 22242, 24242, 27235, 65535])];
+const KINDS = [
+  ...new Set([...Object.values(CONTRACT_KINDS).flat(), 0, 1, 30392, 22242, 24242, 27235, 65535]),
+];
 
 type Result = {
   content: { type: string; text?: string }[];
@@ -56,7 +53,7 @@ function authorizationText(kind: number, tool: string): string {
 
 /** Whether the contract lets the facade sign a template of `kind` returned by `tool`. */
 function maySign(tool: string, kind: number, allowWrites: boolean): boolean {
-  return allowWrites && Object.hasOwn(SIGNS, tool) && SIGNS[tool].includes(kind) &&
+  return allowWrites && Object.hasOwn(CONTRACT_KINDS, tool) && CONTRACT_KINDS[tool].includes(kind) &&
     !AUTHORIZATION_KINDS.includes(kind);
 }
 
@@ -271,7 +268,7 @@ Deno.test("signing matrix with --allow-writes: every tool × every kind, and mal
   const { facade, key } = startFacade(relay.url, relay.host, ["--allow-writes"]);
   const cells = new Map<string, Cell>();
   let n = 0;
-  for (const tool of [...READ_TOOLS, ...WRITE_TOOLS]) {
+  for (const tool of [...CONTRACT_READ, ...CONTRACT_WRITE]) {
     for (const kind of KINDS) {
       const unsigned = template(tool, kind, n);
       const id = `w${n++}`;
@@ -313,12 +310,12 @@ Deno.test("signing matrix with --allow-writes: every tool × every kind, and mal
       broken.push(cell);
     }
   }
-  installHandlers(relay, [...READ_TOOLS, ...WRITE_TOOLS], cells);
+  installHandlers(relay, [...CONTRACT_READ, ...CONTRACT_WRITE], cells);
   try {
     await t.step("all 35 curated tools are exposed", async () => {
       const answer = await facade.request("tools/list", {});
       const names = (answer.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
-      assert.deepEqual(names, [...READ_TOOLS, ...WRITE_TOOLS, "tiny_diagnose"]);
+      assert.deepEqual(names, [...CONTRACT_READ, ...CONTRACT_WRITE, "tiny_diagnose"]);
     });
 
     const started = Date.now();
@@ -394,10 +391,10 @@ Deno.test("signing matrix with --allow-writes: every tool × every kind, and mal
 
 Deno.test("signing matrix without --allow-writes: nothing is ever signed", async (t) => {
   const relay = await startStrictRelay();
-  const { facade, key } = startFacade(relay.url, relay.host, ["--tools", READ_TOOLS.join(",")]);
+  const { facade, key } = startFacade(relay.url, relay.host, ["--tools", CONTRACT_READ.join(",")]);
   const cells = new Map<string, Cell>();
   let n = 0;
-  for (const tool of [...READ_TOOLS, ...WRITE_TOOLS]) {
+  for (const tool of [...CONTRACT_READ, ...CONTRACT_WRITE]) {
     for (const kind of KINDS) {
       const unsigned = template(tool, kind, n);
       const id = `r${n++}`;
@@ -410,12 +407,12 @@ Deno.test("signing matrix without --allow-writes: nothing is ever signed", async
     cells.set(cell.id, cell);
     broken.push(cell);
   }
-  installHandlers(relay, [...READ_TOOLS, ...WRITE_TOOLS], cells);
+  installHandlers(relay, [...CONTRACT_READ, ...CONTRACT_WRITE], cells);
   try {
     await t.step("only the read tools are exposed", async () => {
       const answer = await facade.request("tools/list", {});
       const names = (answer.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
-      assert.deepEqual(names, [...READ_TOOLS, "tiny_diagnose"]);
+      assert.deepEqual(names, [...CONTRACT_READ, "tiny_diagnose"]);
     });
 
     const started = Date.now();
@@ -425,7 +422,7 @@ Deno.test("signing matrix without --allow-writes: nothing is ever signed", async
 
     await t.step("read tools × every kind: refused with the contract's text, the relay called once", () => {
       for (const cell of cells.values()) {
-        if (!READ_TOOLS.includes(cell.tool) || cell.kind === undefined) continue;
+        if (!CONTRACT_READ.includes(cell.tool) || cell.kind === undefined) continue;
         assert.ok(!maySign(cell.tool, cell.kind, false));
         checkRefused(cell, answers.get(cell.id)!, calls.get(cell.id) ?? []);
       }
@@ -433,7 +430,7 @@ Deno.test("signing matrix without --allow-writes: nothing is ever signed", async
 
     await t.step("write tools × every kind: Unknown tool, the relay never contacted", () => {
       for (const cell of cells.values()) {
-        if (!WRITE_TOOLS.includes(cell.tool)) continue;
+        if (!CONTRACT_WRITE.includes(cell.tool)) continue;
         const answer = answers.get(cell.id)!;
         assert.deepEqual(answer.error, { code: -32602, message: `Unknown tool: ${cell.tool}` }, cell.id);
         assert.equal(calls.get(cell.id), undefined, `${cell.id}: the relay saw nothing`);

@@ -28,8 +28,6 @@ const MESSAGES = 12_000;
 const FORWARD_BUDGET = 160;
 const DIAGNOSE_BUDGET = 8;
 
-const READ_TOOLS = CONTRACT_READ;
-const WRITE_TOOLS = CONTRACT_WRITE;
 const HANDSHAKE_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const KNOWN_METHODS = ["initialize", "ping", "tools/list", "tools/call"];
 
@@ -105,7 +103,7 @@ function oracle(bytes: Uint8Array): Expect {
   const args = params.arguments ?? {};
   if (!isObject(args)) return { kind: "error", id, code: INVALID_PARAMS };
   if (params.name === "tiny_diagnose") return { kind: "result", id, method, params };
-  if (!READ_TOOLS.includes(params.name)) {
+  if (!CONTRACT_READ.includes(params.name)) {
     return { kind: "error", id, code: INVALID_PARAMS, message: `Unknown tool: ${params.name}` };
   }
   return { kind: "result", id, method, params, forwarded: { name: params.name, arguments: args } };
@@ -330,7 +328,7 @@ class Generator {
 
   #unexposedName(): string {
     return this.#rng.pick([
-      ...WRITE_TOOLS,
+      ...CONTRACT_WRITE,
       "publish_event",
       "read_management",
       "set_status",
@@ -449,7 +447,7 @@ class Generator {
         return this.#out(category, this.#text(this.#unexposedCall(this.id())), { code: INVALID_PARAMS });
       case "exposed tool": {
         this.forwarded++;
-        const params: Record<string, unknown> = { name: rng.pick(READ_TOOLS) };
+        const params: Record<string, unknown> = { name: rng.pick(CONTRACT_READ) };
         if (rng.chance(0.8)) params.arguments = { ...this.#randomObject(), fuzz: `call-${this.#n}` };
         return this.#out(
           category,
@@ -483,7 +481,7 @@ class Generator {
           this.#unknownMethod(),
         ]);
         const params = method === "tools/call"
-          ? { name: rng.pick(READ_TOOLS), arguments: {} }
+          ? { name: rng.pick(CONTRACT_READ), arguments: {} }
           : rng.pick([undefined, {}, [], { requestId: this.id() }]);
         return this.#out(category, this.#text(this.#shuffled({ jsonrpc: "2.0", method, params })), "none");
       }
@@ -614,7 +612,7 @@ class Generator {
     ]);
     const id = this.id();
     const call = (params: unknown) => ({ jsonrpc: "2.0", id, method: "tools/call", params });
-    const exposed = rng.pick(READ_TOOLS);
+    const exposed = rng.pick(CONTRACT_READ);
     let message: Record<string, unknown>;
     let intent: Intent;
     switch (field) {
@@ -765,7 +763,7 @@ class Generator {
             jsonrpc: "2.0",
             id,
             method: "tools/call",
-            params: { name: rng.pick(READ_TOOLS), arguments: { deep: deepArrays(10_000) } },
+            params: { name: rng.pick(CONTRACT_READ), arguments: { deep: deepArrays(10_000) } },
           }),
           "result",
         );
@@ -1085,7 +1083,7 @@ Deno.test(`stdio fuzz: ${MESSAGES} generated lines through one process (seed ${S
           case "tools/list":
             assert.deepEqual(
               (result.tools as { name: string }[]).map((tool) => tool.name),
-              [...READ_TOOLS, "tiny_diagnose"],
+              [...CONTRACT_READ, "tiny_diagnose"],
               where,
             );
             break;
