@@ -10,6 +10,7 @@
 // produce, and the two must agree before anything is sent.
 
 import assert from "node:assert/strict";
+import { concatBytes } from "@noble/hashes/utils.js";
 import { startStrictRelay } from "../support/strict_relay/mod.ts";
 import { commandLine, narrowFlags, newKey, ROOT } from "../support/tinyagent.ts";
 import {
@@ -134,16 +135,6 @@ function encode(value: unknown, ws: () => string = () => ""): string {
 }
 
 const utf8 = new TextEncoder();
-
-function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
 
 /** What a generator means to produce; checked against the oracle before anything is sent. */
 type Intent =
