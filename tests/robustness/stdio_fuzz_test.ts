@@ -12,15 +12,14 @@
 import assert from "node:assert/strict";
 import { concatBytes } from "@noble/hashes/utils.js";
 import { startStrictRelay } from "../support/strict_relay/mod.ts";
-import { commandLine, narrowFlags, newKey, ROOT } from "../support/tinyagent.ts";
 import {
   assertKeyNeverLeaks,
+  newKey,
   parseAnswerLine,
-  Rng,
   type RpcMessage,
-  seedFrom,
-  startFacade,
-} from "../support/robustness_kit.ts";
+  withFacade,
+} from "../support/tinyagent.ts";
+import { Rng, seedFrom } from "../support/robustness_kit.ts";
 import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 
 const SEED = seedFrom("TINYAGENT_FUZZ_SEED");
@@ -958,41 +957,43 @@ Deno.test(`stdio fuzz: ${MESSAGES} generated lines through one process (seed ${S
   const filler = new Uint8Array(4 * 1024 * 1024).fill(0x79); // "y"
 
   const relay = await startStrictRelay();
-  const { facade, key } = startFacade(relay.url, relay.host);
+  const key = newKey();
   try {
-    let chunks = 0;
-    let total = 0;
-    await t.step("feed every line in chunks of random sizes", async () => {
-      for (const segment of segments) {
-        if (!(segment instanceof Uint8Array)) {
-          await facade.writeRaw(segment.head);
-          for (let left = segment.fill; left > 0; chunks++) {
-            const size = Math.min(left, rng.range(64 * 1024, filler.length));
-            await facade.writeRaw(filler.subarray(0, size));
-            left -= size;
+    let started = 0;
+    const output = await withFacade({ relay, key, context: at }, async (facade) => {
+      let chunks = 0;
+      let total = 0;
+      await t.step("feed every line in chunks of random sizes", async () => {
+        for (const segment of segments) {
+          if (!(segment instanceof Uint8Array)) {
+            await facade.writeRaw(segment.head);
+            for (let left = segment.fill; left > 0; chunks++) {
+              const size = Math.min(left, rng.range(64 * 1024, filler.length));
+              await facade.writeRaw(filler.subarray(0, size));
+              left -= size;
+            }
+            await facade.writeRaw(concatBytes(segment.tail, Uint8Array.of(0x0a)));
+            total += segment.head.length + segment.fill + segment.tail.length + 1;
+            continue;
           }
-          await facade.writeRaw(concatBytes(segment.tail, Uint8Array.of(0x0a)));
-          total += segment.head.length + segment.fill + segment.tail.length + 1;
-          continue;
+          for (let offset = 0; offset < segment.length; chunks++) {
+            const size = rng.weighted<() => number>([
+              [() => rng.range(1, 4), 1],
+              [() => rng.range(5, 512), 4],
+              [() => rng.range(513, 16_384), 4],
+              [() => rng.range(16_385, 262_144), 1],
+            ])();
+            await facade.writeRaw(segment.subarray(offset, offset + size));
+            offset += size;
+            if (rng.chance(0.01)) await new Promise((resolve) => setTimeout(resolve, rng.int(5)));
+          }
+          total += segment.length;
         }
-        for (let offset = 0; offset < segment.length; chunks++) {
-          const size = rng.weighted<() => number>([
-            [() => rng.range(1, 4), 1],
-            [() => rng.range(5, 512), 4],
-            [() => rng.range(513, 16_384), 4],
-            [() => rng.range(16_385, 262_144), 1],
-          ])();
-          await facade.writeRaw(segment.subarray(offset, offset + size));
-          offset += size;
-          if (rng.chance(0.01)) await new Promise((resolve) => setTimeout(resolve, rng.int(5)));
-        }
-        total += segment.length;
-      }
+      });
+      console.log(`stdio fuzz: ${total} bytes in ${chunks} writes`);
+      started = Date.now();
     });
-    console.log(`stdio fuzz: ${total} bytes in ${chunks} writes`);
-
-    const started = Date.now();
-    const { code, lines: out, stderr } = await facade.finish();
+    const { code, lines: out, stderr } = output;
     console.log(`stdio fuzz: all answered ${Date.now() - started} ms after end of input`);
 
     await t.step("the process survives and exits 0 after end of input", () => {
@@ -1117,55 +1118,31 @@ Deno.test(`stdio fuzz: ${MESSAGES} generated lines through one process (seed ${S
       assertKeyNeverLeaks(key, { lines: out, stderr }, [relay], ` ${at}`);
     });
   } finally {
-    await facade.kill();
     await relay.close();
   }
 });
 
 Deno.test("a host that stops reading stdout: no crash, every call still completes, exit 0", async () => {
   const relay = await startStrictRelay();
-  const key = newKey();
-  const { program, args } = commandLine({
-    flags: narrowFlags(relay.host),
-    args: ["mcp", "--relay", relay.url],
-  });
-  const child = new Deno.Command(program, {
-    args,
-    cwd: ROOT,
-    env: { TINY_PRIVATE_KEY: key.hex },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stderr = new Response(child.stderr).text();
   try {
-    await child.stdout.cancel(); // the host is gone: every answer now meets a broken pipe
-    let input = "";
-    for (let id = 0; id < 300; id++) {
-      const message = id % 10 === 0
-        ? { jsonrpc: "2.0", id, method: "tools/call", params: { name: "list_rooms", arguments: {} } }
-        : { jsonrpc: "2.0", id, method: "ping" };
-      input += `${JSON.stringify(message)}\n`;
-    }
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(input));
-    await writer.close();
-    const status = await child.status;
-    const log = await stderr;
-    assert.equal(status.code, 0, log);
-    assert.equal(status.signal, null);
+    const { signal, stderr: log } = await withFacade({ relay }, async (facade) => {
+      await facade.stopReading(); // the host is gone: every answer now meets a broken pipe
+      let input = "";
+      for (let id = 0; id < 300; id++) {
+        const message = id % 10 === 0
+          ? { jsonrpc: "2.0", id, method: "tools/call", params: { name: "list_rooms", arguments: {} } }
+          : { jsonrpc: "2.0", id, method: "ping" };
+        input += `${JSON.stringify(message)}\n`;
+      }
+      await facade.writeRaw(input);
+    });
+    // The session checked exit 0, nothing on stdout but answers, and the key nowhere.
+    assert.equal(signal, null);
     assert.match(log, /stdout closed/);
     assert.ok(!/internal error/i.test(log), log);
     const calls = relay.requests.filter((r) => (r.json as { method: string }).method === "tools/call");
     assert.equal(calls.length, 30, "the calls in flight still reached the relay");
-    assertKeyNeverLeaks(key, { lines: [], stderr: log }, [relay]);
   } finally {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // already gone
-    }
-    await child.status;
     await relay.close();
   }
 });
