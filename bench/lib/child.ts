@@ -3,7 +3,7 @@
 // when the answer's newline arrives, before any decoding, and a long answer is scanned once.
 
 import { concatBytes } from "@noble/hashes/utils.js";
-import { commandLine, narrowFlags, ROOT } from "../../tests/support/tinyagent.ts";
+import { command, narrowFlags, type SpawnOptions } from "../../tests/support/tinyagent.ts";
 
 /** A received line: its bytes, and performance.now() when its newline arrived. */
 export interface Line {
@@ -38,21 +38,19 @@ export interface ChildSpec {
 
 const BENCH = new URL("../", import.meta.url).pathname;
 
-/** `deno run --quiet <narrow flags> <script> …` for each program, all with the same flags. */
-export function argv(spec: ChildSpec): { program: string; args: string[] } {
+/** `deno run --quiet <narrow flags> <script> …` for each program, all with the same flags and key. */
+export function spawnOptions(spec: ChildSpec): SpawnOptions {
   const flags = [...(spec.extraFlags ?? []), ...narrowFlags(spec.relayHost)];
+  const env = { TINY_PRIVATE_KEY: spec.keyHex };
   switch (spec.program) {
     case "tinyagent":
-      return commandLine({ flags, args: ["mcp", "--relay", spec.relayUrl] });
+      return { flags, env, args: ["mcp", "--relay", spec.relayUrl] };
     case "floor":
-      return {
-        program: Deno.execPath(),
-        args: ["run", "--quiet", ...flags, `${BENCH}floor.ts`, spec.relayUrl],
-      };
+      return { flags, env, script: `${BENCH}floor.ts`, args: [spec.relayUrl] };
     case "empty":
-      return { program: Deno.execPath(), args: ["run", "--quiet", ...flags, `${BENCH}empty.ts`] };
+      return { flags, env, script: `${BENCH}empty.ts`, args: [] };
     case "empty-stream":
-      return { program: Deno.execPath(), args: ["run", "--quiet", ...flags, `${BENCH}empty.ts`, "stream"] };
+      return { flags, env, script: `${BENCH}empty.ts`, args: ["stream"] };
   }
 }
 
@@ -82,17 +80,10 @@ export class LineChild {
 
   constructor(spec: ChildSpec) {
     this.spec = spec;
-    const { program, args } = argv(spec);
-    const command = new Deno.Command(program, {
-      args,
-      cwd: ROOT,
-      env: { TINY_PRIVATE_KEY: spec.keyHex },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    });
+    // Built before the clock starts, so spawnedAt is taken just before the spawn itself.
+    const child = command(spawnOptions(spec));
     this.spawnedAt = performance.now();
-    this.process = command.spawn();
+    this.process = child.spawn();
     this.#writer = this.process.stdin.getWriter();
     this.#done = Promise.all([this.#readStdout(), this.#readStderr()]).then(() => {});
   }

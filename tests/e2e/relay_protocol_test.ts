@@ -7,7 +7,7 @@ import { verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { DEFAULT_TOOLS, startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
-import { narrowFlags, newKey, Tinyagent, withFacade } from "../support/tinyagent.ts";
+import { type Tinyagent, withFacade } from "../support/tinyagent.ts";
 import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
@@ -90,22 +90,16 @@ Deno.test("two identical calls in the same second carry different tokens", async
 
 Deno.test("a tenant prefix is kept and a trailing slash normalized", async () => {
   const relay = await startStrictRelay({ prefix: "/r/acme" });
-  const key = newKey();
-  const facade = new Tinyagent({
-    flags: narrowFlags(relay.host),
-    args: ["mcp", "--relay", `${relay.url}/`],
-    env: { TINY_PRIVATE_KEY: key.hex },
-  });
   try {
-    const answer = await facade.request("tools/call", { name: "list_rooms", arguments: {} });
-    assert.equal((answer.result as Result).isError, false);
-    for (const request of relay.requests) {
-      assert.equal(request.path, "/r/acme/mcp");
-      assert.equal(request.auth!.tags.find((t) => t[0] === "u")?.[1], `${relay.origin}/r/acme/mcp`);
-    }
-    await facade.finish();
+    await withFacade({ relay, url: `${relay.url}/` }, async (facade) => {
+      const answer = await facade.request("tools/call", { name: "list_rooms", arguments: {} });
+      assert.equal((answer.result as Result).isError, false);
+      for (const request of relay.requests) {
+        assert.equal(request.path, "/r/acme/mcp");
+        assert.equal(request.auth!.tags.find((t) => t[0] === "u")?.[1], `${relay.origin}/r/acme/mcp`);
+      }
+    });
   } finally {
-    await facade.kill();
     await relay.close();
   }
 });

@@ -7,7 +7,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { verifyEvent } from "nostr-tools/pure";
 import { startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
-import { assertNoSecret, MAIN, narrowFlags, newKey, ROOT, type TestKey } from "../support/tinyagent.ts";
+import {
+  assertNoSecret,
+  commandLine,
+  narrowFlags,
+  newKey,
+  ROOT,
+  type TestKey,
+} from "../support/tinyagent.ts";
 import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
@@ -17,9 +24,14 @@ async function withClient(
 ): Promise<void> {
   const relay = await startStrictRelay();
   const key = newKey();
+  // The SDK spawns the process itself; it gets the same command line a session uses.
+  const { program, args: argv } = commandLine({
+    flags: narrowFlags(relay.host),
+    args: ["mcp", "--relay", relay.url, ...args],
+  });
   const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: ["run", "--quiet", ...narrowFlags(relay.host), MAIN, "mcp", "--relay", relay.url, ...args],
+    command: program,
+    args: argv,
     cwd: ROOT,
     env: { TINY_PRIVATE_KEY: key.hex, PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" },
     stderr: "pipe",
