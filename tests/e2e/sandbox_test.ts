@@ -6,20 +6,14 @@
 import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
 import { startStrictRelay } from "../support/strict_relay/mod.ts";
-import { narrowFlags, newKey, ROOT, runOnce, Tinyagent } from "../support/tinyagent.ts";
+import { narrowFlags, newKey, ROOT, runOnce, withFacade } from "../support/tinyagent.ts";
 import { shippedFlags } from "../../scripts/shipped_flags.ts";
 
 const NOT_ACTIVE = /the sandbox is not active/;
 
 Deno.test("under the shipped flags the facade works end to end, sandboxed", async () => {
-  const relay = await startStrictRelay();
-  const key = newKey();
-  const facade = new Tinyagent({
-    flags: shippedFlags(),
-    args: ["mcp", "--relay", relay.url, "--allow-writes"],
-    env: { TINY_PRIVATE_KEY: key.hex },
-  });
-  try {
+  const session = { flags: shippedFlags(), args: ["--allow-writes"] };
+  const { stderr } = await withFacade(session, async (facade, relay) => {
     const init = await facade.request("initialize", { protocolVersion: "2025-06-18" });
     assert.equal((init.result as { serverInfo: { name: string } }).serverInfo.name, "tinyagent");
     const list = await facade.request("tools/list", {});
@@ -34,13 +28,8 @@ Deno.test("under the shipped flags the facade works end to end, sandboxed", asyn
     assert.ok(verifyEvent(relay.published.at(-1)!));
     const diagnose = await facade.request("tools/call", { name: "tiny_diagnose", arguments: {} });
     assert.match((diagnose.result as { content: { text: string }[] }).content[0].text, /^ok: /);
-    const { code, stderr } = await facade.finish();
-    assert.equal(code, 0);
-    assert.doesNotMatch(stderr, NOT_ACTIVE);
-  } finally {
-    await facade.kill();
-    await relay.close();
-  }
+  });
+  assert.doesNotMatch(stderr, NOT_ACTIVE);
 });
 
 Deno.test("under the shipped flags, a startup failure in the sandbox still reaches the host as one line", async () => {
