@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
 import { startStrictRelay } from "../support/strict_relay/mod.ts";
 import { narrowFlags, newKey, ROOT, runOnce, withFacade } from "../support/tinyagent.ts";
+import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 import { shippedFlags } from "../../scripts/shipped_flags.ts";
 
 const NOT_ACTIVE = /the sandbox is not active/;
@@ -17,7 +18,10 @@ Deno.test("under the shipped flags the facade works end to end, sandboxed", asyn
     const init = await facade.request("initialize", { protocolVersion: "2025-06-18" });
     assert.equal((init.result as { serverInfo: { name: string } }).serverInfo.name, "tinyagent");
     const list = await facade.request("tools/list", {});
-    assert.ok((list.result as { tools: unknown[] }).tools.length > 30);
+    assert.deepEqual(
+      (list.result as { tools: { name: string }[] }).tools.map((tool) => tool.name),
+      [...CONTRACT_READ, ...CONTRACT_WRITE, "tiny_diagnose"],
+    );
     const read = await facade.request("tools/call", { name: "list_rooms", arguments: {} });
     assert.equal((read.result as { isError: boolean }).isError, false);
     const write = await facade.request("tools/call", {
