@@ -255,17 +255,24 @@ function malformed(tool: string, kind: number): [string, ToolResult][] {
   return results.map(([name, result]) => [`${tool}: ${name}`, result]);
 }
 
-Deno.test("signing matrix with --allow-writes: every tool × every kind, and malformed templates", async (t) => {
-  const relay = await startStrictRelay();
+/** A cell for every curated tool × every kind, with ids `<prefix><n>` in order. */
+function everyToolEveryKind(prefix: string): Map<string, Cell> {
   const cells = new Map<string, Cell>();
-  let n = 0;
   for (const tool of [...CONTRACT_READ, ...CONTRACT_WRITE]) {
     for (const kind of KINDS) {
+      const n = cells.size;
       const unsigned = template(tool, kind, n);
-      const id = `w${n++}`;
+      const id = `${prefix}${n}`;
       cells.set(id, { id, tool, kind, unsigned, first: templateResult(unsigned) });
     }
   }
+  return cells;
+}
+
+Deno.test("signing matrix with --allow-writes: every tool × every kind, and malformed templates", async (t) => {
+  const relay = await startStrictRelay();
+  const cells = everyToolEveryKind("w");
+  let n = cells.size;
   const matrix = [...cells.values()];
   // A relay that slips its own pubkey, id and sig into a template changes nothing: the agent signs.
   const foreign = {
@@ -381,15 +388,7 @@ Deno.test("signing matrix with --allow-writes: every tool × every kind, and mal
 
 Deno.test("signing matrix without --allow-writes: nothing is ever signed", async (t) => {
   const relay = await startStrictRelay();
-  const cells = new Map<string, Cell>();
-  let n = 0;
-  for (const tool of [...CONTRACT_READ, ...CONTRACT_WRITE]) {
-    for (const kind of KINDS) {
-      const unsigned = template(tool, kind, n);
-      const id = `r${n++}`;
-      cells.set(id, { id, tool, kind, unsigned, first: templateResult(unsigned) });
-    }
-  }
+  const cells = everyToolEveryKind("r");
   const broken: Cell[] = [];
   for (const [name, first] of malformed("read_room", 9)) {
     const cell: Cell = { id: `malformed ${name}`, tool: "read_room", first };
