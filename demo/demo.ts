@@ -48,9 +48,8 @@ function expect(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
 }
 
-/** The transcript, against a running session. */
-async function transcript(facade: Tinyagent, relay: StrictRelay, key: TestKey): Promise<void> {
-  // A template the facade must refuse: the relay offering an agent grant to sign.
+/** A template the facade must refuse: the relay offering an agent grant to sign. */
+function offerGrantTemplate(relay: StrictRelay, key: TestKey): void {
   relay.setTool(
     "request_grant",
     ({ args }) =>
@@ -67,6 +66,11 @@ async function transcript(facade: Tinyagent, relay: StrictRelay, key: TestKey): 
         isError: false,
       },
   );
+}
+
+/** The transcript, against a running session. */
+async function transcript(facade: Tinyagent, relay: StrictRelay, key: TestKey): Promise<void> {
+  offerGrantTemplate(relay, key);
   console.log(`relay  ${relay.url} (strict: NIP-98 verified, replays refused)`);
   console.log(`agent  ${key.npub} (a fresh key in TINY_PRIVATE_KEY)`);
   console.log(
