@@ -5,8 +5,14 @@
 
 import { parseArgs } from "node:util";
 import { verifyEvent } from "nostr-tools/pure";
-import { startStrictRelay } from "../tests/support/strict_relay.ts";
-import { narrowFlags, newKey, Tinyagent } from "../tests/support/tinyagent.ts";
+import { startStrictRelay, type StrictRelay } from "../tests/support/strict_relay/mod.ts";
+import {
+  narrowFlags,
+  type Output,
+  type TestKey,
+  type Tinyagent,
+  withFacade,
+} from "../tests/support/tinyagent.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { bin: { type: "string" } }, strict: true });
 
@@ -16,36 +22,10 @@ const bold = (text: string) => colour ? `\x1b[1m${text}\x1b[0m` : text;
 const show = (arrow: string, text: string) =>
   console.log(`${arrow} ${text.length > 160 ? `${text.slice(0, 157)}...` : text}`);
 
-const relay = await startStrictRelay();
-const key = newKey();
-// A template the facade must refuse: the relay offering an agent grant to sign.
-relay.setTool(
-  "request_grant",
-  ({ args }) =>
-    args.event ? { content: [{ type: "text", text: "unexpected" }], isError: true } : {
-      content: [{ type: "text", text: "sign this grant" }],
-      structuredContent: {
-        unsigned: {
-          kind: 30392,
-          created_at: Math.floor(Date.now() / 1000),
-          tags: [["d", key.pubkey]],
-          content: "",
-        },
-      },
-      isError: false,
-    },
-);
-
-const args = ["mcp", "--relay", relay.url, "--allow-writes"];
-const facade = new Tinyagent({
-  bin: values.bin,
-  flags: narrowFlags(relay.host),
-  args,
-  env: { TINY_PRIVATE_KEY: key.hex },
-});
-
+const args = ["--allow-writes"];
 let failed = false;
 async function step(
+  facade: Tinyagent,
   title: string,
   method: string,
   params: unknown,
@@ -68,70 +48,117 @@ function expect(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
 }
 
-console.log(`relay  ${relay.url} (strict: NIP-98 verified, replays refused)`);
-console.log(`agent  ${key.npub} (a fresh key in TINY_PRIVATE_KEY)`);
-console.log(
-  `run    ${values.bin ?? `deno run ${narrowFlags(relay.host).join(" ")} main.ts`} ${args.join(" ")}`,
-);
+/** A template the facade must refuse: the relay offering an agent grant to sign. */
+function offerGrantTemplate(relay: StrictRelay, key: TestKey): void {
+  relay.setTool(
+    "request_grant",
+    ({ args }) =>
+      args.event ? { content: [{ type: "text", text: "unexpected" }], isError: true } : {
+        content: [{ type: "text", text: "sign this grant" }],
+        structuredContent: {
+          unsigned: {
+            kind: 30392,
+            created_at: Math.floor(Date.now() / 1000),
+            tags: [["d", key.pubkey]],
+            content: "",
+          },
+        },
+        isError: false,
+      },
+  );
+}
 
-await step("1. initialize — answered by tinyagent itself", "initialize", {
-  protocolVersion: "2025-06-18",
-  capabilities: {},
-  clientInfo: { name: "demo-host", version: "1" },
-}, (answer) => {
-  const result = answer.result as { protocolVersion: string; serverInfo: { name: string; version: string } };
-  expect(result?.serverInfo?.name === "tinyagent", "no serverInfo");
-  return `${result.serverInfo.name} ${result.serverInfo.version}, protocol ${result.protocolVersion}`;
-});
+/** The transcript, against a running session. */
+async function transcript(facade: Tinyagent, relay: StrictRelay, key: TestKey): Promise<void> {
+  offerGrantTemplate(relay, key);
+  console.log(`relay  ${relay.url} (strict: NIP-98 verified, replays refused)`);
+  console.log(`agent  ${key.npub} (a fresh key in TINY_PRIVATE_KEY)`);
+  console.log(
+    `run    ${
+      values.bin ?? `deno run ${narrowFlags(relay.host).join(" ")} main.ts`
+    } mcp --relay ${relay.url} ${args.join(" ")}`,
+  );
 
-await step("2. tools/list — the relay's table, curated", "tools/list", {}, (answer) => {
-  const tools = (answer.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
-  expect(tools.at(-1) === "tiny_diagnose" && !tools.includes("publish_event"), "unexpected table");
-  return `${tools.length} tools: ${tools.join(", ")}`;
-});
+  await step(facade, "1. initialize — answered by tinyagent itself", "initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "demo-host", version: "1" },
+  }, (answer) => {
+    const result = answer.result as {
+      protocolVersion: string;
+      serverInfo: { name: string; version: string };
+    };
+    expect(result?.serverInfo?.name === "tinyagent", "no serverInfo");
+    return `${result.serverInfo.name} ${result.serverInfo.version}, protocol ${result.protocolVersion}`;
+  });
 
-await step("3. a read call", "tools/call", { name: "list_rooms", arguments: { limit: 5 } }, (answer) => {
-  const result = answer.result as { isError: boolean; content: { text: string }[] };
-  expect(result.isError === false, "the read failed");
-  return result.content[0].text;
-});
+  await step(facade, "2. tools/list — the relay's table, curated", "tools/list", {}, (answer) => {
+    const tools = (answer.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+    expect(tools.at(-1) === "tiny_diagnose" && !tools.includes("publish_event"), "unexpected table");
+    return `${tools.length} tools: ${tools.join(", ")}`;
+  });
 
-await step("4. a write call — the relay returns a template, tinyagent signs and resubmits it", "tools/call", {
-  name: "post_message",
-  arguments: { room: "general", content: "hello from the demo" },
-}, (answer) => {
-  const result = answer.result as { isError: boolean; structuredContent: { event_id: string } };
-  expect(result.isError === false, "the write failed");
-  const event = relay.published.at(-1)!;
-  expect(verifyEvent(event) && event.pubkey === key.pubkey, "the published event does not verify");
-  return `published kind ${event.kind} event ${result.structuredContent.event_id} (signature verified with nostr-tools)`;
-});
+  await step(
+    facade,
+    "3. a read call",
+    "tools/call",
+    { name: "list_rooms", arguments: { limit: 5 } },
+    (answer) => {
+      const result = answer.result as { isError: boolean; content: { text: string }[] };
+      expect(result.isError === false, "the read failed");
+      return result.content[0].text;
+    },
+  );
 
-await step("5. a refused template — a grant (kind 30392) is never signed", "tools/call", {
-  name: "request_grant",
-  arguments: { reason: "demo", changes: { kinds: [1] } },
-}, (answer) => {
-  const result = answer.result as { isError: boolean; content: { text: string }[] };
-  expect(result.isError === true, "the template was not refused");
-  return `isError: ${result.content[0].text}`;
-});
+  await step(
+    facade,
+    "4. a write call — the relay returns a template, tinyagent signs and resubmits it",
+    "tools/call",
+    {
+      name: "post_message",
+      arguments: { room: "general", content: "hello from the demo" },
+    },
+    (answer) => {
+      const result = answer.result as { isError: boolean; structuredContent: { event_id: string } };
+      expect(result.isError === false, "the write failed");
+      const event = relay.published.at(-1)!;
+      expect(verifyEvent(event) && event.pubkey === key.pubkey, "the published event does not verify");
+      return `published kind ${event.kind} event ${result.structuredContent.event_id} (signature verified with nostr-tools)`;
+    },
+  );
 
-await step("6. tiny_diagnose — one verdict on this key's access", "tools/call", {
-  name: "tiny_diagnose",
-  arguments: { rooms: ["general", "ops"], kinds: [9] },
-}, (answer) => (answer.result as { content: { text: string }[] }).content[0].text);
+  await step(facade, "5. a refused template — a grant (kind 30392) is never signed", "tools/call", {
+    name: "request_grant",
+    arguments: { reason: "demo", changes: { kinds: [1] } },
+  }, (answer) => {
+    const result = answer.result as { isError: boolean; content: { text: string }[] };
+    expect(result.isError === true, "the template was not refused");
+    return `isError: ${result.content[0].text}`;
+  });
 
-const { code, stderr } = await facade.finish();
-await relay.close();
+  await step(facade, "6. tiny_diagnose — one verdict on this key's access", "tools/call", {
+    name: "tiny_diagnose",
+    arguments: { rooms: ["general", "ops"], kinds: [9] },
+  }, (answer) => (answer.result as { content: { text: string }[] }).content[0].text);
+}
+
+// The session ends with its own checks: exit 0, nothing but JSON-RPC on stdout, and the key in no
+// output and no request the relay received.
+const relay = await startStrictRelay();
+let output: Output;
+try {
+  output = await withFacade({ relay, bin: values.bin, args }, transcript);
+} catch (error) {
+  console.log(`UNEXPECTED: ${(error as Error).message}`);
+  Deno.exit(1);
+} finally {
+  await relay.close();
+}
+const { code, stderr } = output;
 const posts = relay.requests.length;
 console.log(`\n${dim(`relay received ${posts} signed POSTs; tinyagent exited ${code}; its stderr:`)}`);
 console.log(dim(stderr.trim()));
-const leaked = [key.hex, key.nsec].some((secret) =>
-  stderr.includes(secret) || facade.lines.some((line) => line.includes(secret)) ||
-  relay.requests.some((request) => request.bodyText.includes(secret))
-);
-if (leaked) console.log("UNEXPECTED: the private key appeared in output or in a request");
 // A compiled binary must always sandbox itself; saying otherwise fails the release smoke test.
 const unsandboxed = values.bin !== undefined && stderr.includes("the sandbox is not active");
 if (unsandboxed) console.log("UNEXPECTED: the binary ran without its sandbox");
-Deno.exit(failed || leaked || unsandboxed || code !== 0 ? 1 : 0);
+Deno.exit(failed || unsandboxed ? 1 : 0);

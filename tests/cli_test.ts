@@ -7,8 +7,6 @@ import { CONTRACT_READ } from "./support/contract.ts";
 
 const RELAY = "https://relay.example.test/r/acme";
 
-const READ = CONTRACT_READ;
-
 function mcp(...flags: string[]): Extract<Command, { command: "mcp" }> {
   const command = parseCommand(["mcp", ...flags]);
   assert.equal(command.command, "mcp");
@@ -40,7 +38,7 @@ Deno.test("mcp: defaults", () => {
   assert.equal(command.relay.base, RELAY);
   assert.equal(command.relay.mcpUrl, `${RELAY}/mcp`);
   assert.equal(command.keyEnv, "TINY_PRIVATE_KEY");
-  assert.deepEqual(command.exposed, READ);
+  assert.deepEqual(command.exposed, CONTRACT_READ);
   assert.equal(command.allowWrites, false);
   assert.equal(command.timeoutMs, 120_000);
 });
@@ -57,7 +55,7 @@ Deno.test("mcp: each flag", async (t) => {
     const command = mcp("--relay", RELAY, "--allow-writes");
     assert.equal(command.allowWrites, true);
     assert.equal(command.exposed.length, 35);
-    assert.deepEqual(command.exposed.slice(0, 17), READ);
+    assert.deepEqual(command.exposed.slice(0, 17), CONTRACT_READ);
     assert.equal(command.exposed[17], "create_issue");
     assert.equal(command.exposed[34], "cancel_job");
   });

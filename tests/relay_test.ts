@@ -15,7 +15,7 @@ import {
   startStrictRelay,
   type StrictRelay,
   type StrictRelayOptions,
-} from "./support/strict_relay.ts";
+} from "./support/strict_relay/mod.ts";
 
 const { signer } = await Signer.generate();
 const { pubkey } = await signer.identity();

@@ -5,10 +5,6 @@ import assert from "node:assert/strict";
 import { decideSigning, eventToSign, recognizeTemplate, type Template } from "../lib/signing.ts";
 import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "./support/contract.ts";
 
-const KINDS_SIGNED = CONTRACT_KINDS;
-const WRITE_TOOLS = CONTRACT_WRITE;
-const READ_TOOLS = CONTRACT_READ;
-
 /** Tools outside both lists: never signed for. */
 const OTHER_TOOLS = ["publish_event", "read_management", "tiny_diagnose", "set_status", "create_room"];
 
@@ -16,7 +12,7 @@ const AUTH_KINDS = [22242, 24242, 27235];
 
 /** Every kind in the table plus the extra kinds the contract singles out. */
 const KINDS = [
-  ...new Set([...Object.values(KINDS_SIGNED).flat(), 0, 1, 30392, 22242, 24242, 27235, 65535]),
+  ...new Set([...Object.values(CONTRACT_KINDS).flat(), 0, 1, 30392, 22242, 24242, 27235, 65535]),
 ].sort((a, b) => a - b);
 
 function templateResult(unsigned: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -49,7 +45,7 @@ function expected(tool: string, kind: number, allowWrites: boolean) {
   if (AUTH_KINDS.includes(kind)) {
     return { action: "refuse", message: authorization(kind, tool) };
   }
-  if (allowWrites && (KINDS_SIGNED[tool] ?? []).includes(kind)) return { action: "sign" };
+  if (allowWrites && (CONTRACT_KINDS[tool] ?? []).includes(kind)) return { action: "sign" };
   return { action: "refuse", message: unexpected(kind, tool), showResult: true };
 }
 
@@ -57,7 +53,7 @@ Deno.test("the full tool × kind signing table", async (t) => {
   for (const allowWrites of [true, false]) {
     await t.step(`write tools, allowWrites=${allowWrites}`, () => {
       let signed = 0;
-      for (const tool of WRITE_TOOLS) {
+      for (const tool of CONTRACT_WRITE) {
         for (const kind of KINDS) {
           const unsigned = template(kind);
           const decision = decideSigning(tool, templateResult(unsigned), allowWrites);
@@ -79,7 +75,7 @@ Deno.test("the full tool × kind signing table", async (t) => {
   }
   for (const allowWrites of [true, false]) {
     await t.step(`read tools and tools outside both lists never sign, allowWrites=${allowWrites}`, () => {
-      for (const tool of [...READ_TOOLS, ...OTHER_TOOLS]) {
+      for (const tool of [...CONTRACT_READ, ...OTHER_TOOLS]) {
         for (const kind of KINDS) {
           const decision = decideSigning(tool, templateResult(template(kind)), allowWrites);
           const label = `${tool} kind ${kind}`;
@@ -99,7 +95,7 @@ Deno.test("the full tool × kind signing table", async (t) => {
 Deno.test("authorization kinds are refused whatever the tool and flags", async (t) => {
   for (const kind of AUTH_KINDS) {
     await t.step(`kind ${kind}`, () => {
-      for (const tool of [...WRITE_TOOLS, ...READ_TOOLS, ...OTHER_TOOLS]) {
+      for (const tool of [...CONTRACT_WRITE, ...CONTRACT_READ, ...OTHER_TOOLS]) {
         for (const allowWrites of [true, false]) {
           const decision = decideSigning(tool, templateResult(template(kind)), allowWrites);
           assert.equal(decision.action, "refuse");
@@ -111,7 +107,7 @@ Deno.test("authorization kinds are refused whatever the tool and flags", async (
 });
 
 Deno.test("an agent grant (kind 30392) is never signed", () => {
-  for (const tool of [...WRITE_TOOLS, ...READ_TOOLS, ...OTHER_TOOLS]) {
+  for (const tool of [...CONTRACT_WRITE, ...CONTRACT_READ, ...OTHER_TOOLS]) {
     for (const allowWrites of [true, false]) {
       const decision = decideSigning(tool, templateResult(template(30392)), allowWrites);
       assert.notEqual(decision.action, "sign", tool);

@@ -2,7 +2,8 @@
 // stdin, answer lines on stdout, stderr drained. Built for timing: the end of a round trip is taken
 // when the answer's newline arrives, before any decoding, and a long answer is scanned once.
 
-import { commandLine, narrowFlags, ROOT } from "../../tests/support/tinyagent.ts";
+import { concatBytes } from "@noble/hashes/utils.js";
+import { command, narrowFlags, type SpawnOptions } from "../../tests/support/tinyagent.ts";
 
 /** A received line: its bytes, and performance.now() when its newline arrived. */
 export interface Line {
@@ -37,33 +38,20 @@ export interface ChildSpec {
 
 const BENCH = new URL("../", import.meta.url).pathname;
 
-/** `deno run --quiet <narrow flags> <script> …` for each program, all with the same flags. */
-export function argv(spec: ChildSpec): { program: string; args: string[] } {
+/** `deno run --quiet <narrow flags> <script> …` for each program, all with the same flags and key. */
+export function spawnOptions(spec: ChildSpec): SpawnOptions {
   const flags = [...(spec.extraFlags ?? []), ...narrowFlags(spec.relayHost)];
+  const env = { TINY_PRIVATE_KEY: spec.keyHex };
   switch (spec.program) {
     case "tinyagent":
-      return commandLine({ flags, args: ["mcp", "--relay", spec.relayUrl] });
+      return { flags, env, args: ["mcp", "--relay", spec.relayUrl] };
     case "floor":
-      return {
-        program: Deno.execPath(),
-        args: ["run", "--quiet", ...flags, `${BENCH}floor.ts`, spec.relayUrl],
-      };
+      return { flags, env, script: `${BENCH}floor.ts`, args: [spec.relayUrl] };
     case "empty":
-      return { program: Deno.execPath(), args: ["run", "--quiet", ...flags, `${BENCH}empty.ts`] };
+      return { flags, env, script: `${BENCH}empty.ts`, args: [] };
     case "empty-stream":
-      return { program: Deno.execPath(), args: ["run", "--quiet", ...flags, `${BENCH}empty.ts`, "stream"] };
+      return { flags, env, script: `${BENCH}empty.ts`, args: ["stream"] };
   }
-}
-
-function concat(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 /**
@@ -92,17 +80,10 @@ export class LineChild {
 
   constructor(spec: ChildSpec) {
     this.spec = spec;
-    const { program, args } = argv(spec);
-    const command = new Deno.Command(program, {
-      args,
-      cwd: ROOT,
-      env: { TINY_PRIVATE_KEY: spec.keyHex },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    });
+    // Built before the clock starts, so spawnedAt is taken just before the spawn itself.
+    const child = command(spawnOptions(spec));
     this.spawnedAt = performance.now();
-    this.process = command.spawn();
+    this.process = child.spawn();
     this.#writer = this.process.stdin.getWriter();
     this.#done = Promise.all([this.#readStdout(), this.#readStderr()]).then(() => {});
   }
@@ -117,24 +98,19 @@ export class LineChild {
 
   async #readStdout(): Promise<void> {
     let parts: Uint8Array[] = [];
-    let size = 0;
     for await (const chunk of this.process.stdout) {
       let start = 0;
       for (;;) {
         const newline = chunk.indexOf(0x0a, start);
         if (newline === -1) {
-          if (start < chunk.length) {
-            parts.push(chunk.slice(start));
-            size += chunk.length - start;
-          }
+          if (start < chunk.length) parts.push(chunk.slice(start));
           break;
         }
         const at = performance.now();
         parts.push(chunk.subarray(start, newline));
-        size += newline - start;
-        this.#deliver({ bytes: concat(parts, size), at });
+        // A line within one chunk is passed on as it is, not copied.
+        this.#deliver({ bytes: parts.length === 1 ? parts[0] : concatBytes(...parts), at });
         parts = [];
-        size = 0;
         start = newline + 1;
       }
     }

@@ -1,6 +1,10 @@
 // The relay every benchmark talks to, the agent key, and the request lines a host would send.
 
-import { startStrictRelay, type StrictRelay, type ToolHandler } from "../../tests/support/strict_relay.ts";
+import {
+  startStrictRelay,
+  type StrictRelay,
+  type ToolHandler,
+} from "../../tests/support/strict_relay/mod.ts";
 import { newKey, type TestKey } from "../../tests/support/tinyagent.ts";
 import { type ChildSpec, type LineChild, type Program, resultOf } from "./child.ts";
 

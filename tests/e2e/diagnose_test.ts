@@ -6,14 +6,14 @@ import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { type Fault, startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
+import { type Fault, startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
 import {
   assertNoSecret,
   narrowFlags,
   newKey,
   runOnce,
   type TestKey,
-  Tinyagent,
+  withFacade,
 } from "../support/tinyagent.ts";
 
 const OPERATOR = "d".repeat(64);
@@ -329,31 +329,24 @@ Deno.test("tiny_diagnose over stdio: each row, never isError", async (t) => {
   for (const row of ROWS) {
     await t.step(row.name, async () => {
       const relay = await relayFor(row);
-      const key = newKey();
-      const facade = new Tinyagent({
-        flags: narrowFlags(relay.host),
-        args: ["mcp", "--relay", relay.url],
-        env: { TINY_PRIVATE_KEY: key.hex },
-      });
       try {
-        const args: Record<string, unknown> = {};
-        if (row.rooms) args.rooms = row.rooms;
-        if (row.kinds) args.kinds = row.kinds;
-        const message = await facade.request("tools/call", { name: "tiny_diagnose", arguments: args });
-        const result = message.result as {
-          content: { text: string }[];
-          structuredContent: Record<string, unknown>;
-          isError: boolean;
-        };
-        assert.equal(result.isError, false);
-        checkReport(result.structuredContent, row, relay, key);
-        assert.equal(result.content[0].text, `${row.verdict}: ${result.structuredContent.advice}`);
-        checkRequest(relay, key, row);
-        const { code, lines, stderr } = await facade.finish();
-        assert.equal(code, 0);
-        assertNoSecret(key, lines.join("\n") + stderr, "output");
+        // The session also checks exit 0 and that the key shows nowhere.
+        await withFacade({ relay }, async (facade, _relay, key) => {
+          const args: Record<string, unknown> = {};
+          if (row.rooms) args.rooms = row.rooms;
+          if (row.kinds) args.kinds = row.kinds;
+          const message = await facade.request("tools/call", { name: "tiny_diagnose", arguments: args });
+          const result = message.result as {
+            content: { text: string }[];
+            structuredContent: Record<string, unknown>;
+            isError: boolean;
+          };
+          assert.equal(result.isError, false);
+          checkReport(result.structuredContent, row, relay, key);
+          assert.equal(result.content[0].text, `${row.verdict}: ${result.structuredContent.advice}`);
+          checkRequest(relay, key, row);
+        });
       } finally {
-        await facade.kill();
         await relay.close();
       }
     });
@@ -361,14 +354,7 @@ Deno.test("tiny_diagnose over stdio: each row, never isError", async (t) => {
 });
 
 Deno.test("tiny_diagnose: listed even when the table cannot load; bad arguments name the field", async (t) => {
-  const relay = await startStrictRelay();
-  const key = newKey();
-  const facade = new Tinyagent({
-    flags: narrowFlags(relay.host),
-    args: ["mcp", "--relay", relay.url, "--tools", "list_rooms"],
-    env: { TINY_PRIVATE_KEY: key.hex },
-  });
-  try {
+  await withFacade({ args: ["--tools", "list_rooms"] }, async (facade, relay) => {
     await t.step("listed alone when the relay's table fails", async () => {
       relay.script({
         status: 401,
@@ -395,9 +381,5 @@ Deno.test("tiny_diagnose: listed even when the table cannot load; bad arguments 
         assert.match(result.content[0].text, new RegExp(`invalid arguments: ${field}`));
       });
     }
-    await facade.finish();
-  } finally {
-    await facade.kill();
-    await relay.close();
-  }
+  });
 });

@@ -2,8 +2,8 @@
 // protocol" table, concurrency, end of input and input bounds.
 
 import assert from "node:assert/strict";
-import { startStrictRelay } from "../support/strict_relay.ts";
-import { narrowFlags, newKey, runOnce, Tinyagent, withFacade } from "../support/tinyagent.ts";
+import { startStrictRelay } from "../support/strict_relay/mod.ts";
+import { narrowFlags, newKey, runOnce, withFacade } from "../support/tinyagent.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
 Deno.test("initialize, ping and unknown methods", async (t) => {
@@ -138,14 +138,8 @@ Deno.test("requests run concurrently; relay calls are serialized", async (t) => 
 });
 
 Deno.test("end of input with calls in flight: they finish, are answered, exit 0", async () => {
-  const relay = await startStrictRelay();
-  const key = newKey();
-  const facade = new Tinyagent({
-    flags: narrowFlags(relay.host),
-    args: ["mcp", "--relay", relay.url],
-    env: { TINY_PRIVATE_KEY: key.hex },
-  });
-  try {
+  // The session ends input right after the last line and checks for exit 0.
+  const { lines } = await withFacade({}, async (facade, relay) => {
     relay.delay(500);
     await facade.send({ jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "list_rooms" } });
     await facade.send({
@@ -155,15 +149,10 @@ Deno.test("end of input with calls in flight: they finish, are answered, exit 0"
       params: { name: "read_room", arguments: { id: "x" } },
     });
     await facade.send({ jsonrpc: "2.0", id: "c", method: "ping" });
-    const { code, lines } = await facade.finish();
-    assert.equal(code, 0);
-    const answers = lines.map((line) => JSON.parse(line));
-    assert.deepEqual(answers.map((a) => a.id).sort(), ["a", "b", "c"], "each request answered exactly once");
-    for (const answer of answers.filter((a) => a.id !== "c")) assert.equal(answer.result.isError, false);
-  } finally {
-    await facade.kill();
-    await relay.close();
-  }
+  });
+  const answers = lines.map((line) => JSON.parse(line));
+  assert.deepEqual(answers.map((a) => a.id).sort(), ["a", "b", "c"], "each request answered exactly once");
+  for (const answer of answers.filter((a) => a.id !== "c")) assert.equal(answer.result.isError, false);
 });
 
 Deno.test("a cancelled call still completes and is answered", async () => {

@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { DEFAULT_TOOLS, startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
-import { narrowFlags, newKey, Tinyagent, withFacade } from "../support/tinyagent.ts";
-import { CONTRACT_READ as READ_TOOLS, CONTRACT_WRITE as WRITE_TOOLS } from "../support/contract.ts";
+import { DEFAULT_TOOLS, startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
+import { type Tinyagent, withFacade } from "../support/tinyagent.ts";
+import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
 type Result = { content: { type: string; text?: string }[]; structuredContent?: unknown; isError?: boolean };
@@ -90,22 +90,16 @@ Deno.test("two identical calls in the same second carry different tokens", async
 
 Deno.test("a tenant prefix is kept and a trailing slash normalized", async () => {
   const relay = await startStrictRelay({ prefix: "/r/acme" });
-  const key = newKey();
-  const facade = new Tinyagent({
-    flags: narrowFlags(relay.host),
-    args: ["mcp", "--relay", `${relay.url}/`],
-    env: { TINY_PRIVATE_KEY: key.hex },
-  });
   try {
-    const answer = await facade.request("tools/call", { name: "list_rooms", arguments: {} });
-    assert.equal((answer.result as Result).isError, false);
-    for (const request of relay.requests) {
-      assert.equal(request.path, "/r/acme/mcp");
-      assert.equal(request.auth!.tags.find((t) => t[0] === "u")?.[1], `${relay.origin}/r/acme/mcp`);
-    }
-    await facade.finish();
+    await withFacade({ relay, url: `${relay.url}/` }, async (facade) => {
+      const answer = await facade.request("tools/call", { name: "list_rooms", arguments: {} });
+      assert.equal((answer.result as Result).isError, false);
+      for (const request of relay.requests) {
+        assert.equal(request.path, "/r/acme/mcp");
+        assert.equal(request.auth!.tags.find((t) => t[0] === "u")?.[1], `${relay.origin}/r/acme/mcp`);
+      }
+    });
   } finally {
-    await facade.kill();
     await relay.close();
   }
 });
@@ -116,14 +110,14 @@ Deno.test("exposure", async (t) => {
     "default: the 17 read tools in order, then tiny_diagnose; nothing else the relay lists",
     async () => {
       await withFacade({ relay: { extraTools: [hidden] } }, async (facade) => {
-        assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"]);
+        assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
       });
     },
   );
   await t.step("--allow-writes adds the 18 write tools", async () => {
     await withFacade({ args: ["--allow-writes"] }, async (facade) => {
       const names = await listNames(facade);
-      assert.deepEqual(names, [...READ_TOOLS, ...WRITE_TOOLS, "tiny_diagnose"]);
+      assert.deepEqual(names, [...CONTRACT_READ, ...CONTRACT_WRITE, "tiny_diagnose"]);
       for (
         const never of [
           "publish_event",
@@ -198,7 +192,7 @@ Deno.test("the tool table: fetched lazily, once, and again after a failure or an
       assert.match(facade.stderr, /tools\/list: transport: HTTP 503.*down for maintenance/);
     });
     await t.step("the next tools/list fetches again", async () => {
-      assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"]);
+      assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
     });
     await t.step("then it is cached", async () => {
       const before = mcpRequests(relay).length;

@@ -12,9 +12,16 @@ import {
   type StrictRelay,
   type ToolDef,
   toolOk,
-} from "../support/strict_relay.ts";
-import { assertNoSecret, MAIN, narrowFlags, newKey, ROOT, type TestKey } from "../support/tinyagent.ts";
-import { CONTRACT_READ as READ_TOOLS, CONTRACT_WRITE as WRITE_TOOLS } from "../support/contract.ts";
+} from "../support/strict_relay/mod.ts";
+import {
+  assertNoSecret,
+  commandLine,
+  narrowFlags,
+  newKey,
+  ROOT,
+  type TestKey,
+} from "../support/tinyagent.ts";
+import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
 async function withClient(
@@ -23,9 +30,14 @@ async function withClient(
 ): Promise<void> {
   const relay = await startStrictRelay();
   const key = newKey();
+  // The SDK spawns the process itself; it gets the same command line a session uses.
+  const { program, args: argv } = commandLine({
+    flags: narrowFlags(relay.host),
+    args: ["mcp", "--relay", relay.url, ...args],
+  });
   const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: ["run", "--quiet", ...narrowFlags(relay.host), MAIN, "mcp", "--relay", relay.url, ...args],
+    command: program,
+    args: argv,
     cwd: ROOT,
     env: { TINY_PRIVATE_KEY: key.hex, PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" },
     stderr: "pipe",
@@ -54,7 +66,7 @@ Deno.test("the SDK client: handshake, tools/list, a read call", async (t) => {
     });
     await t.step("tools/list: the read tools, then tiny_diagnose", async () => {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [...READ_TOOLS, "tiny_diagnose"]);
+      assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [...CONTRACT_READ, "tiny_diagnose"]);
     });
     await t.step("a read tool call, validated against its outputSchema", async () => {
       const result = await client.callTool({ name: "list_rooms", arguments: { limit: 5 } });
@@ -88,8 +100,8 @@ Deno.test("the SDK client with --allow-writes: a write is signed and published",
   await withClient(["--allow-writes"], async (client, relay, key) => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [
-      ...READ_TOOLS,
-      ...WRITE_TOOLS,
+      ...CONTRACT_READ,
+      ...CONTRACT_WRITE,
       "tiny_diagnose",
     ]);
     const result = await client.callTool({
@@ -124,7 +136,7 @@ Deno.test("an SDK host keeps every tool when some relay entries are malformed", 
       list_jobs: { annotations: { readOnlyHint: "yes", title: "Jobs" } },
     }));
     const { tools } = await client.listTools(); // the SDK validates the whole answer
-    assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [...READ_TOOLS, "tiny_diagnose"]);
+    assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [...CONTRACT_READ, "tiny_diagnose"]);
     const byName = new Map<string, Record<string, unknown>>(
       tools.map((tool: { name: string }) => [tool.name, tool as Record<string, unknown>]),
     );

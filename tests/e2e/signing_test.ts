@@ -4,9 +4,9 @@
 
 import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
-import type { StrictRelay } from "../support/strict_relay.ts";
+import type { StrictRelay } from "../support/strict_relay/mod.ts";
 import { type Tinyagent, withFacade } from "../support/tinyagent.ts";
-import { CONTRACT_KINDS as WRITE_KINDS } from "../support/contract.ts";
+import { CONTRACT_KINDS } from "../support/contract.ts";
 
 type Result = {
   content: { type: string; text?: string }[];
@@ -59,7 +59,7 @@ Deno.test("every write tool: the template is signed as returned and resubmitted"
         assert.equal(relay.published.at(-1)?.id, event.id, "the relay accepted and published it");
         assert.ok(verifyEvent(event), "nostr-tools verifies the signature");
         assert.equal(event.pubkey, key.pubkey);
-        assert.ok(WRITE_KINDS[tool].includes(event.kind));
+        assert.ok(CONTRACT_KINDS[tool].includes(event.kind));
         // The second call repeats the original arguments, plus event.
         assert.deepEqual({ ...JSON.parse(second.bodyText).params.arguments, event: undefined }, {
           ...args,

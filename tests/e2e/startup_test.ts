@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
 import { assertNoSecret, narrowFlags, newKey, runOnce } from "../support/tinyagent.ts";
-import { startStrictRelay } from "../support/strict_relay.ts";
+import { startStrictRelay } from "../support/strict_relay/mod.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
 const HOST = "127.0.0.1:9"; // Never contacted: startup touches no network.

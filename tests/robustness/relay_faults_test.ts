@@ -7,15 +7,14 @@
 
 import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
-import { DEFAULT_TOOLS, type Fault, startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
-import type { Tinyagent } from "../support/tinyagent.ts";
 import {
-  assertKeyNeverLeaks,
-  eventually,
-  parseAnswerLine,
-  startFacade,
-  startTcpProxy,
-} from "../support/robustness_kit.ts";
+  DEFAULT_TOOLS,
+  type Fault,
+  startStrictRelay,
+  type StrictRelay,
+} from "../support/strict_relay/mod.ts";
+import { type Tinyagent, withFacade } from "../support/tinyagent.ts";
+import { eventually, startTcpProxy } from "../support/robustness_kit.ts";
 import { CONTRACT_READ } from "../support/contract.ts";
 
 type Result = {
@@ -23,8 +22,6 @@ type Result = {
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
 };
-
-const READ_TOOLS = CONTRACT_READ;
 
 const jsonrpcBody = (message: string, code = -32000) =>
   JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } });
@@ -191,17 +188,9 @@ async function dropTable(facade: Tinyagent, relay: StrictRelay): Promise<void> {
   relay.setTable(DEFAULT_TOOLS);
 }
 
-/** Shuts a process down and checks what it left: exit 0, clean stdout, no key anywhere. */
-async function finish(
-  facade: Tinyagent,
-  key: Parameters<typeof assertKeyNeverLeaks>[0],
-  relays: StrictRelay[],
-): Promise<void> {
-  const { code, lines, stderr } = await facade.finish();
-  assert.equal(code, 0, stderr);
+/** Beyond the session's own checks (exit 0, clean stdout, no key anywhere): no request failed inside. */
+function assertNoInternalError(stderr: string): void {
   assert.ok(!/internal error/i.test(stderr), stderr);
-  for (const [i, line] of lines.entries()) parseAnswerLine(line, `stdout line ${i}: `);
-  assertKeyNeverLeaks(key, { lines, stderr }, relays);
 }
 
 for (const keepAlive of [false, true]) {
@@ -212,10 +201,8 @@ for (const keepAlive of [false, true]) {
 }
 
 async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<void> {
-  const relay = await startStrictRelay({ keepAlive });
-  const { facade, key } = startFacade(relay.url, relay.host);
-  try {
-    assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"]);
+  const { stderr } = await withFacade({ relay: { keepAlive } }, async (facade, relay, key) => {
+    assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
     for (const { name, fault, expected } of CASES) {
       await t.step(`${name}: during a call`, async () => {
         const before = mcpRequests(relay).length;
@@ -235,7 +222,7 @@ async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<voi
           () => line.test(facade.stderr.slice(stderrBefore)),
           `the failure on stderr (${line})`,
         );
-        assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"], "fetched again");
+        assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"], "fetched again");
         assertWorks(await call(facade, "list_rooms"), `${name}: the next call`);
       });
 
@@ -278,12 +265,8 @@ async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<voi
       const ids = requests.map((r) => r.auth!.id);
       assert.equal(new Set(ids).size, ids.length, "no token used twice");
     });
-
-    await finish(facade, key, [relay]);
-  } finally {
-    await facade.kill();
-    await relay.close();
-  }
+  });
+  assertNoInternalError(stderr);
 }
 
 Deno.test("a relay that goes away: connection refused, a hang, then the same port again", async (t) => {
@@ -291,151 +274,152 @@ Deno.test("a relay that goes away: connection refused, a hang, then the same por
   // The facade talks to a proxy port that can stop listening and listen again.
   const proxy = startTcpProxy(relay.port);
   await proxy.down(); // a port nothing listens on
-  const { facade, key } = startFacade(proxy.origin, proxy.host, ["--timeout", "1"]);
   const refused = /^transport: cannot reach http:\/\/127\.0\.0\.1:\d+\/mcp: .+/;
+  const session = { relay, url: proxy.origin, args: ["--timeout", "1"] };
   try {
-    await t.step("refused while loading the table: tiny_diagnose alone, the reason on stderr", async () => {
-      assert.deepEqual(await listNames(facade), ["tiny_diagnose"]);
-      await eventually(
-        () => /tools\/list: transport: cannot reach /.test(facade.stderr),
-        "the failure on stderr",
-      );
-      assertFailure(await call(facade, "list_rooms"), refused, "a call while nothing listens");
-      assert.equal(relay.requests.length, 0);
-    });
+    const { stderr } = await withFacade(session, async (facade) => {
+      await t.step("refused while loading the table: tiny_diagnose alone, the reason on stderr", async () => {
+        assert.deepEqual(await listNames(facade), ["tiny_diagnose"]);
+        await eventually(
+          () => /tools\/list: transport: cannot reach /.test(facade.stderr),
+          "the failure on stderr",
+        );
+        assertFailure(await call(facade, "list_rooms"), refused, "a call while nothing listens");
+        assert.equal(relay.requests.length, 0);
+      });
 
-    await t.step("tiny_diagnose reports the refusal as a result: unreachable", async () => {
-      const result = await call(facade, "tiny_diagnose");
-      assert.equal(result.isError, false);
-      assert.match(result.content[0].text!, /^unreachable: /);
-      assert.equal((result.structuredContent as { verdict: string }).verdict, "unreachable");
-    });
+      await t.step("tiny_diagnose reports the refusal as a result: unreachable", async () => {
+        const result = await call(facade, "tiny_diagnose");
+        assert.equal(result.isError, false);
+        assert.match(result.content[0].text!, /^unreachable: /);
+        assert.equal((result.structuredContent as { verdict: string }).verdict, "unreachable");
+      });
 
-    await t.step("the relay comes back on the same port: the table loads, the call works", async () => {
-      proxy.up();
-      assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"]);
-      assertWorks(await call(facade, "list_rooms"), "after recovery");
-    });
+      await t.step("the relay comes back on the same port: the table loads, the call works", async () => {
+        proxy.up();
+        assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
+        assertWorks(await call(facade, "list_rooms"), "after recovery");
+      });
 
-    for (let round = 1; round <= 3; round++) {
-      await t.step(`round ${round}: refused mid-session, then back`, async () => {
+      for (let round = 1; round <= 3; round++) {
+        await t.step(`round ${round}: refused mid-session, then back`, async () => {
+          await proxy.down();
+          const before = relay.requests.length;
+          assertFailure(await call(facade, "list_rooms"), refused, "refused");
+          assert.equal(relay.requests.length, before);
+          proxy.up();
+          assertWorks(await call(facade, "list_rooms"), "the next call");
+        });
+      }
+
+      await t.step("a relay that never answers: bounded by --timeout 1, during a call", async () => {
+        relay.script({ hang: true });
+        const started = Date.now();
+        assertFailure(
+          await call(facade, "list_rooms"),
+          /^transport: no answer from http:\/\/127\.0\.0\.1:\d+\/mcp within 1 s$/,
+          "hang",
+        );
+        const elapsed = Date.now() - started;
+        assert.ok(elapsed >= 900 && elapsed < 5000, `answered after ${elapsed} ms`);
+        assertWorks(await call(facade, "list_rooms"), "the next call");
+      });
+
+      await t.step("a relay that never answers: while loading the table", async () => {
+        await dropTable(facade, relay);
+        relay.script({ hang: true });
+        const stderrBefore = facade.stderr.length;
+        assert.deepEqual(await listNames(facade), ["tiny_diagnose"]);
+        await eventually(
+          () =>
+            /tools\/list: transport: no answer from .* within 1 s/.test(facade.stderr.slice(stderrBefore)),
+          "the timeout on stderr",
+        );
+        assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
+      });
+
+      await t.step("ping is answered while a call hangs", async () => {
+        relay.script({ hang: true });
+        const hanging = call(facade, "list_rooms");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const started = Date.now();
+        assert.deepEqual((await facade.request("ping")).result, {});
+        assert.ok(Date.now() - started < 500, "ping did not wait for the relay");
+        assertFailure(await hanging, /^transport: no answer from /, "hang");
+        assertWorks(await call(facade, "list_rooms"), "the next call");
+      });
+
+      await t.step("down while a call is queued behind a hang: both fail, the next works", async () => {
+        relay.script({ hang: true });
+        const first = call(facade, "list_rooms");
+        const second = call(facade, "read_room", { id: "x" });
+        await new Promise((resolve) => setTimeout(resolve, 200));
         await proxy.down();
-        const before = relay.requests.length;
-        assertFailure(await call(facade, "list_rooms"), refused, "refused");
-        assert.equal(relay.requests.length, before);
+        assertFailure(await first, /^transport: /, "the hung call, cut");
+        assertFailure(await second, refused, "the queued call");
         proxy.up();
         assertWorks(await call(facade, "list_rooms"), "the next call");
       });
-    }
 
-    await t.step("a relay that never answers: bounded by --timeout 1, during a call", async () => {
-      relay.script({ hang: true });
-      const started = Date.now();
-      assertFailure(
-        await call(facade, "list_rooms"),
-        /^transport: no answer from http:\/\/127\.0\.0\.1:\d+\/mcp within 1 s$/,
-        "hang",
-      );
-      const elapsed = Date.now() - started;
-      assert.ok(elapsed >= 900 && elapsed < 5000, `answered after ${elapsed} ms`);
-      assertWorks(await call(facade, "list_rooms"), "the next call");
-    });
-
-    await t.step("a relay that never answers: while loading the table", async () => {
-      await dropTable(facade, relay);
-      relay.script({ hang: true });
-      const stderrBefore = facade.stderr.length;
-      assert.deepEqual(await listNames(facade), ["tiny_diagnose"]);
-      await eventually(
-        () => /tools\/list: transport: no answer from .* within 1 s/.test(facade.stderr.slice(stderrBefore)),
-        "the timeout on stderr",
-      );
-      assert.deepEqual(await listNames(facade), [...READ_TOOLS, "tiny_diagnose"]);
-    });
-
-    await t.step("ping is answered while a call hangs", async () => {
-      relay.script({ hang: true });
-      const hanging = call(facade, "list_rooms");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const started = Date.now();
-      assert.deepEqual((await facade.request("ping")).result, {});
-      assert.ok(Date.now() - started < 500, "ping did not wait for the relay");
-      assertFailure(await hanging, /^transport: no answer from /, "hang");
-      assertWorks(await call(facade, "list_rooms"), "the next call");
-    });
-
-    await t.step("down while a call is queued behind a hang: both fail, the next works", async () => {
-      relay.script({ hang: true });
-      const first = call(facade, "list_rooms");
-      const second = call(facade, "read_room", { id: "x" });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await proxy.down();
-      assertFailure(await first, /^transport: /, "the hung call, cut");
-      assertFailure(await second, refused, "the queued call");
-      proxy.up();
-      assertWorks(await call(facade, "list_rooms"), "the next call");
-    });
-
-    await t.step("an answer that stops halfway through its body: bounded by --timeout 1", async () => {
-      relay.setTool(
-        "read_file",
-        () => ({ content: [{ type: "text", text: "x".repeat(200_000) }], isError: false }),
-      );
-      proxy.inject({ stallAfter: 100_000 });
-      const started = Date.now();
-      assertFailure(
-        await call(facade, "read_file", { sha256: "a" }),
-        /^transport: no answer from http:\/\/127\.0\.0\.1:\d+\/mcp within 1 s$/,
-        "stalled body",
-      );
-      assert.ok(Date.now() - started < 5000);
-      assertWorks(await call(facade, "list_rooms"), "the next call");
-    });
-
-    await t.step("an answer that stops inside its status line", async () => {
-      proxy.inject({ stallAfter: 12 });
-      assertFailure(
-        await call(facade, "list_rooms"),
-        /^transport: no answer from .* within 1 s$/,
-        "stalled head",
-      );
-      assertWorks(await call(facade, "list_rooms"), "the next call");
-    });
-
-    const raw: [string, string, RegExp][] = [
-      ["not HTTP at all", "SSH-2.0-OpenSSH_9.6\r\n", /^transport: cannot reach /],
-      ["an empty answer", "", /^transport: cannot reach /],
-      ["a malformed status line", "HTTP/1.1 two hundred OK\r\n\r\n", /^transport: cannot reach /],
-      ["a malformed Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: nope\r\n\r\n{}", /^transport: /],
-      [
-        "a body shorter than its Content-Length",
-        'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"jsonrpc":"2.0"',
-        /^transport: /,
-      ],
-      [
-        "a broken chunked body",
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n",
-        /^transport: /,
-      ],
-      [
-        "an answer that is only an interim 100 Continue",
-        "HTTP/1.1 100 Continue\r\n\r\n",
-        /^transport: /,
-      ],
-    ];
-    for (const [name, bytes, expected] of raw) {
-      await t.step(`a peer that answers ${name}`, async () => {
-        const before = relay.requests.length;
-        proxy.inject({ raw: new TextEncoder().encode(bytes) });
-        assertFailure(await call(facade, "list_rooms"), expected, name);
-        assert.equal(relay.requests.length, before, "the relay itself saw nothing");
+      await t.step("an answer that stops halfway through its body: bounded by --timeout 1", async () => {
+        relay.setTool(
+          "read_file",
+          () => ({ content: [{ type: "text", text: "x".repeat(200_000) }], isError: false }),
+        );
+        proxy.inject({ stallAfter: 100_000 });
+        const started = Date.now();
+        assertFailure(
+          await call(facade, "read_file", { sha256: "a" }),
+          /^transport: no answer from http:\/\/127\.0\.0\.1:\d+\/mcp within 1 s$/,
+          "stalled body",
+        );
+        assert.ok(Date.now() - started < 5000);
         assertWorks(await call(facade, "list_rooms"), "the next call");
       });
-    }
 
-    await finish(facade, key, [relay]);
+      await t.step("an answer that stops inside its status line", async () => {
+        proxy.inject({ stallAfter: 12 });
+        assertFailure(
+          await call(facade, "list_rooms"),
+          /^transport: no answer from .* within 1 s$/,
+          "stalled head",
+        );
+        assertWorks(await call(facade, "list_rooms"), "the next call");
+      });
+
+      const raw: [string, string, RegExp][] = [
+        ["not HTTP at all", "SSH-2.0-OpenSSH_9.6\r\n", /^transport: cannot reach /],
+        ["an empty answer", "", /^transport: cannot reach /],
+        ["a malformed status line", "HTTP/1.1 two hundred OK\r\n\r\n", /^transport: cannot reach /],
+        ["a malformed Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: nope\r\n\r\n{}", /^transport: /],
+        [
+          "a body shorter than its Content-Length",
+          'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"jsonrpc":"2.0"',
+          /^transport: /,
+        ],
+        [
+          "a broken chunked body",
+          "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n",
+          /^transport: /,
+        ],
+        [
+          "an answer that is only an interim 100 Continue",
+          "HTTP/1.1 100 Continue\r\n\r\n",
+          /^transport: /,
+        ],
+      ];
+      for (const [name, bytes, expected] of raw) {
+        await t.step(`a peer that answers ${name}`, async () => {
+          const before = relay.requests.length;
+          proxy.inject({ raw: new TextEncoder().encode(bytes) });
+          assertFailure(await call(facade, "list_rooms"), expected, name);
+          assert.equal(relay.requests.length, before, "the relay itself saw nothing");
+          assertWorks(await call(facade, "list_rooms"), "the next call");
+        });
+      }
+    });
+    assertNoInternalError(stderr);
   } finally {
-    await facade.kill();
     await proxy.close();
     await relay.close();
   }
@@ -443,7 +427,6 @@ Deno.test("a relay that goes away: connection refused, a hang, then the same por
 
 Deno.test("a fault on the resubmission of a signed event: the prefix, no third call", async (t) => {
   const relay = await startStrictRelay();
-  const { facade, key } = startFacade(relay.url, relay.host, ["--allow-writes", "--tools", "post_message"]);
   let fault: Fault | undefined;
   relay.setTool("post_message", ({ args }) => {
     if (args.event === undefined) {
@@ -473,26 +456,28 @@ Deno.test("a fault on the resubmission of a signed event: the prefix, no third c
     relay.requests.filter((r) => (r.json as { method?: string })?.method === "tools/call").map((r) =>
       (r.json as { params: { arguments: Record<string, unknown> } }).params.arguments
     );
+  const session = { relay, args: ["--allow-writes", "--tools", "post_message"] };
   try {
-    for (const { name, fault: make, expected } of CASES) {
-      await t.step(name, async () => {
-        fault = make();
-        const before = calls().length;
-        assertFailure(await call(facade, "post_message", { room: "general" }), expected, name);
-        const made = calls().slice(before);
-        assert.equal(made.length, 2, "the template call and the resubmission, never a third");
-        assert.equal(made[0].event, undefined);
-        const event = made[1].event as Parameters<typeof verifyEvent>[0];
-        assert.ok(verifyEvent(structuredClone(event)), "the resubmission carried a signed event");
-        assert.equal(event.pubkey, key.pubkey);
-        const next = await call(facade, "post_message", { room: "general" });
-        assert.equal(next.isError, false, JSON.stringify(next));
-        assert.equal(next.structuredContent?.accepted, true);
-      });
-    }
-    await finish(facade, key, [relay]);
+    const { stderr } = await withFacade(session, async (facade, _relay, key) => {
+      for (const { name, fault: make, expected } of CASES) {
+        await t.step(name, async () => {
+          fault = make();
+          const before = calls().length;
+          assertFailure(await call(facade, "post_message", { room: "general" }), expected, name);
+          const made = calls().slice(before);
+          assert.equal(made.length, 2, "the template call and the resubmission, never a third");
+          assert.equal(made[0].event, undefined);
+          const event = made[1].event as Parameters<typeof verifyEvent>[0];
+          assert.ok(verifyEvent(structuredClone(event)), "the resubmission carried a signed event");
+          assert.equal(event.pubkey, key.pubkey);
+          const next = await call(facade, "post_message", { room: "general" });
+          assert.equal(next.isError, false, JSON.stringify(next));
+          assert.equal(next.structuredContent?.accepted, true);
+        });
+      }
+    });
+    assertNoInternalError(stderr);
   } finally {
-    await facade.kill();
     await relay.close();
   }
 });

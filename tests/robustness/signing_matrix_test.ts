@@ -14,18 +14,14 @@ import {
   startStrictRelay,
   type StrictRelay,
   type ToolResult,
-} from "../support/strict_relay.ts";
-import type { TestKey, Tinyagent } from "../support/tinyagent.ts";
-import { assertKeyNeverLeaks, parseAnswerLine, startFacade } from "../support/robustness_kit.ts";
+} from "../support/strict_relay/mod.ts";
+import { type TestKey, type Tinyagent, withFacade } from "../support/tinyagent.ts";
 import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 
-const READ_TOOLS = CONTRACT_READ;
-
-/** facade.md's "Kinds signed" table. */
-const SIGNS = CONTRACT_KINDS;
-const WRITE_TOOLS = CONTRACT_WRITE;
 const AUTHORIZATION_KINDS = [22242, 24242, 27235];
-const KINDS = [...new Set([...Object.values(SIGNS).flat(), 0, 1, 30392, 22242, 24242, 27235, 65535])];
+const KINDS = [
+  ...new Set([...Object.values(CONTRACT_KINDS).flat(), 0, 1, 30392, 22242, 24242, 27235, 65535]),
+];
 
 type Result = {
   content: { type: string; text?: string }[];
@@ -56,7 +52,7 @@ function authorizationText(kind: number, tool: string): string {
 
 /** Whether the contract lets the facade sign a template of `kind` returned by `tool`. */
 function maySign(tool: string, kind: number, allowWrites: boolean): boolean {
-  return allowWrites && Object.hasOwn(SIGNS, tool) && SIGNS[tool].includes(kind) &&
+  return allowWrites && Object.hasOwn(CONTRACT_KINDS, tool) && CONTRACT_KINDS[tool].includes(kind) &&
     !AUTHORIZATION_KINDS.includes(kind);
 }
 
@@ -259,25 +255,24 @@ function malformed(tool: string, kind: number): [string, ToolResult][] {
   return results.map(([name, result]) => [`${tool}: ${name}`, result]);
 }
 
-async function finish(facade: Tinyagent, key: TestKey, relay: StrictRelay): Promise<void> {
-  const { code, lines, stderr } = await facade.finish();
-  assert.equal(code, 0, stderr);
-  for (const [i, line] of lines.entries()) parseAnswerLine(line, `stdout line ${i}: `);
-  assertKeyNeverLeaks(key, { lines, stderr }, [relay]);
+/** A cell for every curated tool × every kind, with ids `<prefix><n>` in order. */
+function everyToolEveryKind(prefix: string): Map<string, Cell> {
+  const cells = new Map<string, Cell>();
+  for (const tool of [...CONTRACT_READ, ...CONTRACT_WRITE]) {
+    for (const kind of KINDS) {
+      const n = cells.size;
+      const unsigned = template(tool, kind, n);
+      const id = `${prefix}${n}`;
+      cells.set(id, { id, tool, kind, unsigned, first: templateResult(unsigned) });
+    }
+  }
+  return cells;
 }
 
 Deno.test("signing matrix with --allow-writes: every tool × every kind, and malformed templates", async (t) => {
   const relay = await startStrictRelay();
-  const { facade, key } = startFacade(relay.url, relay.host, ["--allow-writes"]);
-  const cells = new Map<string, Cell>();
-  let n = 0;
-  for (const tool of [...READ_TOOLS, ...WRITE_TOOLS]) {
-    for (const kind of KINDS) {
-      const unsigned = template(tool, kind, n);
-      const id = `w${n++}`;
-      cells.set(id, { id, tool, kind, unsigned, first: templateResult(unsigned) });
-    }
-  }
+  const cells = everyToolEveryKind("w");
+  let n = cells.size;
   const matrix = [...cells.values()];
   // A relay that slips its own pubkey, id and sig into a template changes nothing: the agent signs.
   const foreign = {
@@ -313,145 +308,134 @@ Deno.test("signing matrix with --allow-writes: every tool × every kind, and mal
       broken.push(cell);
     }
   }
-  installHandlers(relay, [...READ_TOOLS, ...WRITE_TOOLS], cells);
+  installHandlers(relay, [...CONTRACT_READ, ...CONTRACT_WRITE], cells);
   try {
-    await t.step("all 35 curated tools are exposed", async () => {
-      const answer = await facade.request("tools/list", {});
-      const names = (answer.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
-      assert.deepEqual(names, [...READ_TOOLS, ...WRITE_TOOLS, "tiny_diagnose"]);
+    await withFacade({ relay, args: ["--allow-writes"] }, async (facade, _relay, key) => {
+      await t.step("all 35 curated tools are exposed", async () => {
+        const answer = await facade.request("tools/list", {});
+        const names = (answer.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+        assert.deepEqual(names, [...CONTRACT_READ, ...CONTRACT_WRITE, "tiny_diagnose"]);
+      });
+
+      const started = Date.now();
+      const answers = await callAll(facade, [...cells.values()]);
+      console.log(`signing matrix (writes): ${cells.size} calls in ${Date.now() - started} ms`);
+      const calls = callsFor(relay);
+      const signed: NostrEvent[] = [];
+
+      await t.step(`${matrix.length} cells: signed exactly where the contract allows`, () => {
+        let expectedSigned = 0;
+        for (const cell of matrix) {
+          const answer = answers.get(cell.id)!;
+          const relayCalls = calls.get(cell.id) ?? [];
+          if (maySign(cell.tool, cell.kind!, true)) {
+            expectedSigned++;
+            signed.push(checkSigned(cell, answer, relayCalls, key));
+          } else checkRefused(cell, answer, relayCalls);
+        }
+        // The contract's table holds 18 (tool, kind) pairs; request_decision has two.
+        assert.equal(expectedSigned, 18);
+      });
+
+      await t.step("a template carrying a foreign pubkey, id and sig is signed by the agent", () => {
+        const event = checkSigned(
+          foreignCell,
+          answers.get(foreignCell.id)!,
+          calls.get(foreignCell.id) ?? [],
+          key,
+        );
+        signed.push(event);
+        assert.notEqual(event.id, foreign.id);
+        assert.notEqual(event.sig, foreign.sig);
+      });
+
+      await t.step("a second template in answer to the resubmission: passed on, never signed", () => {
+        const answer = answers.get(againCell.id)!;
+        const relayCalls = calls.get(againCell.id) ?? [];
+        assert.equal(relayCalls.length, 2, "the template call and one resubmission, nothing more");
+        const event = relayCalls[1].event as NostrEvent;
+        assert.ok(verifyEvent(structuredClone(event)));
+        assert.equal(event.content, again.content, "the first template is the one signed");
+        signed.push(event);
+        assert.ok(answer.result);
+        assert.deepEqual(answer.result.content, againCell.second!.content);
+        assert.deepEqual(answer.result.structuredContent, againCell.second!.structuredContent);
+        assert.equal(answer.result.isError, false);
+      });
+
+      await t.step(`${broken.length} malformed templates: passed through unchanged, unsigned`, () => {
+        for (const cell of broken) checkPassedThrough(cell, answers.get(cell.id)!, calls.get(cell.id) ?? []);
+      });
+
+      await t.step("no other request to the relay carried an event or a signature", () => {
+        const carrying = relay.requests.filter((r) => /"sig"\s*:/.test(r.bodyText));
+        assert.equal(carrying.length, signed.length);
+        assert.deepEqual(
+          carrying.map((r) =>
+            (r.json as { params: { arguments: { event: NostrEvent } } }).params.arguments.event.id
+          )
+            .sort(),
+          signed.map((event) => event.id).sort(),
+        );
+        assert.ok(relay.requests.every((r) => r.status === 200), "the relay accepted every request");
+        assert.equal(relay.maxConcurrent, 1);
+      });
     });
-
-    const started = Date.now();
-    const answers = await callAll(facade, [...cells.values()]);
-    console.log(`signing matrix (writes): ${cells.size} calls in ${Date.now() - started} ms`);
-    const calls = callsFor(relay);
-    const signed: NostrEvent[] = [];
-
-    await t.step(`${matrix.length} cells: signed exactly where the contract allows`, () => {
-      let expectedSigned = 0;
-      for (const cell of matrix) {
-        const answer = answers.get(cell.id)!;
-        const relayCalls = calls.get(cell.id) ?? [];
-        if (maySign(cell.tool, cell.kind!, true)) {
-          expectedSigned++;
-          signed.push(checkSigned(cell, answer, relayCalls, key));
-        } else checkRefused(cell, answer, relayCalls);
-      }
-      // The contract's table holds 18 (tool, kind) pairs; request_decision has two.
-      assert.equal(expectedSigned, 18);
-    });
-
-    await t.step("a template carrying a foreign pubkey, id and sig is signed by the agent", () => {
-      const event = checkSigned(
-        foreignCell,
-        answers.get(foreignCell.id)!,
-        calls.get(foreignCell.id) ?? [],
-        key,
-      );
-      signed.push(event);
-      assert.notEqual(event.id, foreign.id);
-      assert.notEqual(event.sig, foreign.sig);
-    });
-
-    await t.step("a second template in answer to the resubmission: passed on, never signed", () => {
-      const answer = answers.get(againCell.id)!;
-      const relayCalls = calls.get(againCell.id) ?? [];
-      assert.equal(relayCalls.length, 2, "the template call and one resubmission, nothing more");
-      const event = relayCalls[1].event as NostrEvent;
-      assert.ok(verifyEvent(structuredClone(event)));
-      assert.equal(event.content, again.content, "the first template is the one signed");
-      signed.push(event);
-      assert.ok(answer.result);
-      assert.deepEqual(answer.result.content, againCell.second!.content);
-      assert.deepEqual(answer.result.structuredContent, againCell.second!.structuredContent);
-      assert.equal(answer.result.isError, false);
-    });
-
-    await t.step(`${broken.length} malformed templates: passed through unchanged, unsigned`, () => {
-      for (const cell of broken) checkPassedThrough(cell, answers.get(cell.id)!, calls.get(cell.id) ?? []);
-    });
-
-    await t.step("no other request to the relay carried an event or a signature", () => {
-      const carrying = relay.requests.filter((r) => /"sig"\s*:/.test(r.bodyText));
-      assert.equal(carrying.length, signed.length);
-      assert.deepEqual(
-        carrying.map((r) =>
-          (r.json as { params: { arguments: { event: NostrEvent } } }).params.arguments.event.id
-        )
-          .sort(),
-        signed.map((event) => event.id).sort(),
-      );
-      assert.ok(relay.requests.every((r) => r.status === 200), "the relay accepted every request");
-      assert.equal(relay.maxConcurrent, 1);
-    });
-
-    await finish(facade, key, relay);
   } finally {
-    await facade.kill();
     await relay.close();
   }
 });
 
 Deno.test("signing matrix without --allow-writes: nothing is ever signed", async (t) => {
   const relay = await startStrictRelay();
-  const { facade, key } = startFacade(relay.url, relay.host, ["--tools", READ_TOOLS.join(",")]);
-  const cells = new Map<string, Cell>();
-  let n = 0;
-  for (const tool of [...READ_TOOLS, ...WRITE_TOOLS]) {
-    for (const kind of KINDS) {
-      const unsigned = template(tool, kind, n);
-      const id = `r${n++}`;
-      cells.set(id, { id, tool, kind, unsigned, first: templateResult(unsigned) });
-    }
-  }
+  const cells = everyToolEveryKind("r");
   const broken: Cell[] = [];
   for (const [name, first] of malformed("read_room", 9)) {
     const cell: Cell = { id: `malformed ${name}`, tool: "read_room", first };
     cells.set(cell.id, cell);
     broken.push(cell);
   }
-  installHandlers(relay, [...READ_TOOLS, ...WRITE_TOOLS], cells);
+  installHandlers(relay, [...CONTRACT_READ, ...CONTRACT_WRITE], cells);
   try {
-    await t.step("only the read tools are exposed", async () => {
-      const answer = await facade.request("tools/list", {});
-      const names = (answer.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
-      assert.deepEqual(names, [...READ_TOOLS, "tiny_diagnose"]);
+    await withFacade({ relay, args: ["--tools", CONTRACT_READ.join(",")] }, async (facade) => {
+      await t.step("only the read tools are exposed", async () => {
+        const answer = await facade.request("tools/list", {});
+        const names = (answer.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+        assert.deepEqual(names, [...CONTRACT_READ, "tiny_diagnose"]);
+      });
+
+      const started = Date.now();
+      const answers = await callAll(facade, [...cells.values()]);
+      console.log(`signing matrix (no writes): ${cells.size} calls in ${Date.now() - started} ms`);
+      const calls = callsFor(relay);
+
+      await t.step("read tools × every kind: refused with the contract's text, the relay called once", () => {
+        for (const cell of cells.values()) {
+          if (!CONTRACT_READ.includes(cell.tool) || cell.kind === undefined) continue;
+          assert.ok(!maySign(cell.tool, cell.kind, false));
+          checkRefused(cell, answers.get(cell.id)!, calls.get(cell.id) ?? []);
+        }
+      });
+
+      await t.step("write tools × every kind: Unknown tool, the relay never contacted", () => {
+        for (const cell of cells.values()) {
+          if (!CONTRACT_WRITE.includes(cell.tool)) continue;
+          const answer = answers.get(cell.id)!;
+          assert.deepEqual(answer.error, { code: -32602, message: `Unknown tool: ${cell.tool}` }, cell.id);
+          assert.equal(calls.get(cell.id), undefined, `${cell.id}: the relay saw nothing`);
+        }
+      });
+
+      await t.step(`${broken.length} malformed templates from a read tool: passed through unchanged`, () => {
+        for (const cell of broken) checkPassedThrough(cell, answers.get(cell.id)!, calls.get(cell.id) ?? []);
+      });
+
+      await t.step("not one request carried an event or a signature", () => {
+        assert.ok(!relay.requests.some((r) => /"sig"\s*:/.test(r.bodyText)));
+        assert.ok(relay.requests.every((r) => r.status === 200));
+      });
     });
-
-    const started = Date.now();
-    const answers = await callAll(facade, [...cells.values()]);
-    console.log(`signing matrix (no writes): ${cells.size} calls in ${Date.now() - started} ms`);
-    const calls = callsFor(relay);
-
-    await t.step("read tools × every kind: refused with the contract's text, the relay called once", () => {
-      for (const cell of cells.values()) {
-        if (!READ_TOOLS.includes(cell.tool) || cell.kind === undefined) continue;
-        assert.ok(!maySign(cell.tool, cell.kind, false));
-        checkRefused(cell, answers.get(cell.id)!, calls.get(cell.id) ?? []);
-      }
-    });
-
-    await t.step("write tools × every kind: Unknown tool, the relay never contacted", () => {
-      for (const cell of cells.values()) {
-        if (!WRITE_TOOLS.includes(cell.tool)) continue;
-        const answer = answers.get(cell.id)!;
-        assert.deepEqual(answer.error, { code: -32602, message: `Unknown tool: ${cell.tool}` }, cell.id);
-        assert.equal(calls.get(cell.id), undefined, `${cell.id}: the relay saw nothing`);
-      }
-    });
-
-    await t.step(`${broken.length} malformed templates from a read tool: passed through unchanged`, () => {
-      for (const cell of broken) checkPassedThrough(cell, answers.get(cell.id)!, calls.get(cell.id) ?? []);
-    });
-
-    await t.step("not one request carried an event or a signature", () => {
-      assert.ok(!relay.requests.some((r) => /"sig"\s*:/.test(r.bodyText)));
-      assert.ok(relay.requests.every((r) => r.status === 200));
-    });
-
-    await finish(facade, key, relay);
   } finally {
-    await facade.kill();
     await relay.close();
   }
 });

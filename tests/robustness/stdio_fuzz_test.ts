@@ -10,17 +10,21 @@
 // produce, and the two must agree before anything is sent.
 
 import assert from "node:assert/strict";
-import { startStrictRelay, type StrictRelay } from "../support/strict_relay.ts";
-import { commandLine, narrowFlags, newKey, ROOT, type TestKey } from "../support/tinyagent.ts";
+import { concatBytes } from "@noble/hashes/utils.js";
+import { startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
 import {
   assertKeyNeverLeaks,
-  eventually,
+  command,
+  commandLine,
+  narrowFlags,
+  newKey,
+  ROOT,
+  type TestKey,
   parseAnswerLine,
-  Rng,
   type RpcMessage,
-  seedFrom,
-  startFacade,
-} from "../support/robustness_kit.ts";
+  withFacade,
+} from "../support/tinyagent.ts";
+import { eventually, Rng, seedFrom } from "../support/robustness_kit.ts";
 import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 
 const SEED = seedFrom("TINYAGENT_FUZZ_SEED");
@@ -29,8 +33,6 @@ const MESSAGES = 12_000;
 const FORWARD_BUDGET = 160;
 const DIAGNOSE_BUDGET = 8;
 
-const READ_TOOLS = CONTRACT_READ;
-const WRITE_TOOLS = CONTRACT_WRITE;
 const HANDSHAKE_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const KNOWN_METHODS = ["initialize", "ping", "tools/list", "tools/call"];
 
@@ -106,7 +108,7 @@ function oracle(bytes: Uint8Array): Expect {
   const args = params.arguments ?? {};
   if (!isObject(args)) return { kind: "error", id, code: INVALID_PARAMS };
   if (params.name === "tiny_diagnose") return { kind: "result", id, method, params };
-  if (!READ_TOOLS.includes(params.name)) {
+  if (!CONTRACT_READ.includes(params.name)) {
     return { kind: "error", id, code: INVALID_PARAMS, message: `Unknown tool: ${params.name}` };
   }
   return { kind: "result", id, method, params, forwarded: { name: params.name, arguments: args } };
@@ -137,16 +139,6 @@ function encode(value: unknown, ws: () => string = () => ""): string {
 }
 
 const utf8 = new TextEncoder();
-
-function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
 
 /** What a generator means to produce; checked against the oracle before anything is sent. */
 type Intent =
@@ -331,7 +323,7 @@ class Generator {
 
   #unexposedName(): string {
     return this.#rng.pick([
-      ...WRITE_TOOLS,
+      ...CONTRACT_WRITE,
       "publish_event",
       "read_management",
       "set_status",
@@ -450,7 +442,7 @@ class Generator {
         return this.#out(category, this.#text(this.#unexposedCall(this.id())), { code: INVALID_PARAMS });
       case "exposed tool": {
         this.forwarded++;
-        const params: Record<string, unknown> = { name: rng.pick(READ_TOOLS) };
+        const params: Record<string, unknown> = { name: rng.pick(CONTRACT_READ) };
         if (rng.chance(0.8)) params.arguments = { ...this.#randomObject(), fuzz: `call-${this.#n}` };
         return this.#out(
           category,
@@ -484,7 +476,7 @@ class Generator {
           this.#unknownMethod(),
         ]);
         const params = method === "tools/call"
-          ? { name: rng.pick(READ_TOOLS), arguments: {} }
+          ? { name: rng.pick(CONTRACT_READ), arguments: {} }
           : rng.pick([undefined, {}, [], { requestId: this.id() }]);
         return this.#out(category, this.#text(this.#shuffled({ jsonrpc: "2.0", method, params })), "none");
       }
@@ -615,7 +607,7 @@ class Generator {
     ]);
     const id = this.id();
     const call = (params: unknown) => ({ jsonrpc: "2.0", id, method: "tools/call", params });
-    const exposed = rng.pick(READ_TOOLS);
+    const exposed = rng.pick(CONTRACT_READ);
     let message: Record<string, unknown>;
     let intent: Intent;
     switch (field) {
@@ -766,7 +758,7 @@ class Generator {
             jsonrpc: "2.0",
             id,
             method: "tools/call",
-            params: { name: rng.pick(READ_TOOLS), arguments: { deep: deepArrays(10_000) } },
+            params: { name: rng.pick(CONTRACT_READ), arguments: { deep: deepArrays(10_000) } },
           }),
           "result",
         );
@@ -970,41 +962,43 @@ Deno.test(`stdio fuzz: ${MESSAGES} generated lines through one process (seed ${S
   const filler = new Uint8Array(4 * 1024 * 1024).fill(0x79); // "y"
 
   const relay = await startStrictRelay();
-  const { facade, key } = startFacade(relay.url, relay.host);
+  const key = newKey();
   try {
-    let chunks = 0;
-    let total = 0;
-    await t.step("feed every line in chunks of random sizes", async () => {
-      for (const segment of segments) {
-        if (!(segment instanceof Uint8Array)) {
-          await facade.writeRaw(segment.head);
-          for (let left = segment.fill; left > 0; chunks++) {
-            const size = Math.min(left, rng.range(64 * 1024, filler.length));
-            await facade.writeRaw(filler.subarray(0, size));
-            left -= size;
+    let started = 0;
+    const output = await withFacade({ relay, key, context: at }, async (facade) => {
+      let chunks = 0;
+      let total = 0;
+      await t.step("feed every line in chunks of random sizes", async () => {
+        for (const segment of segments) {
+          if (!(segment instanceof Uint8Array)) {
+            await facade.writeRaw(segment.head);
+            for (let left = segment.fill; left > 0; chunks++) {
+              const size = Math.min(left, rng.range(64 * 1024, filler.length));
+              await facade.writeRaw(filler.subarray(0, size));
+              left -= size;
+            }
+            await facade.writeRaw(concatBytes(segment.tail, Uint8Array.of(0x0a)));
+            total += segment.head.length + segment.fill + segment.tail.length + 1;
+            continue;
           }
-          await facade.writeRaw(concatBytes(segment.tail, Uint8Array.of(0x0a)));
-          total += segment.head.length + segment.fill + segment.tail.length + 1;
-          continue;
+          for (let offset = 0; offset < segment.length; chunks++) {
+            const size = rng.weighted<() => number>([
+              [() => rng.range(1, 4), 1],
+              [() => rng.range(5, 512), 4],
+              [() => rng.range(513, 16_384), 4],
+              [() => rng.range(16_385, 262_144), 1],
+            ])();
+            await facade.writeRaw(segment.subarray(offset, offset + size));
+            offset += size;
+            if (rng.chance(0.01)) await new Promise((resolve) => setTimeout(resolve, rng.int(5)));
+          }
+          total += segment.length;
         }
-        for (let offset = 0; offset < segment.length; chunks++) {
-          const size = rng.weighted<() => number>([
-            [() => rng.range(1, 4), 1],
-            [() => rng.range(5, 512), 4],
-            [() => rng.range(513, 16_384), 4],
-            [() => rng.range(16_385, 262_144), 1],
-          ])();
-          await facade.writeRaw(segment.subarray(offset, offset + size));
-          offset += size;
-          if (rng.chance(0.01)) await new Promise((resolve) => setTimeout(resolve, rng.int(5)));
-        }
-        total += segment.length;
-      }
+      });
+      console.log(`stdio fuzz: ${total} bytes in ${chunks} writes`);
+      started = Date.now();
     });
-    console.log(`stdio fuzz: ${total} bytes in ${chunks} writes`);
-
-    const started = Date.now();
-    const { code, lines: out, stderr } = await facade.finish();
+    const { code, lines: out, stderr } = output;
     console.log(`stdio fuzz: all answered ${Date.now() - started} ms after end of input`);
 
     await t.step("the process survives and exits 0 after end of input", () => {
@@ -1086,7 +1080,7 @@ Deno.test(`stdio fuzz: ${MESSAGES} generated lines through one process (seed ${S
           case "tools/list":
             assert.deepEqual(
               (result.tools as { name: string }[]).map((tool) => tool.name),
-              [...READ_TOOLS, "tiny_diagnose"],
+              [...CONTRACT_READ, "tiny_diagnose"],
               where,
             );
             break;
@@ -1129,24 +1123,16 @@ Deno.test(`stdio fuzz: ${MESSAGES} generated lines through one process (seed ${S
       assertKeyNeverLeaks(key, { lines: out, stderr }, [relay], ` ${at}`);
     });
   } finally {
-    await facade.kill();
     await relay.close();
   }
 });
 
 /** Spawns tinyagent as a host would, with stdio under the test's control. */
 function spawnFacade(relay: StrictRelay, key: TestKey, extra: string[] = []): Deno.ChildProcess {
-  const { program, args } = commandLine({
+  return command({
     flags: narrowFlags(relay.host),
     args: ["mcp", "--relay", relay.url, ...extra],
-  });
-  return new Deno.Command(program, {
-    args,
-    cwd: ROOT,
     env: { TINY_PRIVATE_KEY: key.hex },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
   }).spawn();
 }
 

@@ -1,6 +1,8 @@
 // Raw HTTP/1.1 over TCP for tests that need bytes fetch will not send or show: several requests on
 // one connection, hand-made chunked bodies, malformed heads.
 
+import { concatBytes } from "@noble/hashes/utils.js";
+
 export interface RawResponse {
   status: number;
   headers: Headers;
@@ -43,13 +45,7 @@ export async function rawExchange(
       // closed by the timer
     }
   }
-  const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(...parts);
 }
 
 /** Splits raw bytes into consecutive responses framed by Content-Length (absent means no body). */

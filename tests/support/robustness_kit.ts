@@ -1,11 +1,9 @@
-// Shared pieces of the robustness suites (tests/robustness/): a seeded PRNG,
-// the facade session with its secrecy checks, a strict check of every stdout
-// line, and a loopback TCP proxy that can stop listening and listen again on
-// the same port (connection refused, then a relay that comes back).
+// Shared pieces of the robustness suites (tests/robustness/): a seeded PRNG, a
+// poll for what a running session prints, and a loopback TCP proxy that can
+// stop listening and listen again on the same port (connection refused, then a
+// relay that comes back). Sessions and their checks are tinyagent.ts's.
 
 import assert from "node:assert/strict";
-import type { RecordedRequest, StrictRelay } from "./strict_relay.ts";
-import { assertNoSecret, narrowFlags, newKey, type TestKey, Tinyagent } from "./tinyagent.ts";
 
 // ---------------------------------------------------------------------------------------------
 // PRNG
@@ -72,96 +70,8 @@ export function seedFrom(variable: string): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The facade and what it printed
+// Waiting
 // ---------------------------------------------------------------------------------------------
-
-/** Starts `main.ts mcp` as a host would, with only the relay's host:port and the key variable. */
-export function startFacade(
-  relayUrl: string,
-  netHost: string,
-  args: string[] = [],
-  key: TestKey = newKey(),
-): { facade: Tinyagent; key: TestKey } {
-  const facade = new Tinyagent({
-    flags: narrowFlags(netHost),
-    args: ["mcp", "--relay", relayUrl, ...args],
-    env: { TINY_PRIVATE_KEY: key.hex },
-  });
-  return { facade, key };
-}
-
-/** Everything a relay request carried: the head, the body and the decoded NIP-98 token. */
-export function requestText(request: RecordedRequest): string {
-  return `${request.method} ${request.url}\n${JSON.stringify([...request.headers])}\n${request.bodyText}\n${
-    JSON.stringify(request.auth ?? null)
-  }`;
-}
-
-/**
- * The key (hex in both cases, and nsec) appears nowhere the host or the relay
- * could read it: stdout, stderr, and every request any relay received.
- */
-export function assertKeyNeverLeaks(
-  key: TestKey,
-  output: { lines: readonly string[]; stderr: string },
-  relays: readonly Pick<StrictRelay, "requests">[],
-  context = "",
-): void {
-  assertNoSecret(key, output.lines.join("\n"), `stdout${context}`);
-  assertNoSecret(key, output.stderr, `stderr${context}`);
-  for (const relay of relays) {
-    for (const [i, request] of relay.requests.entries()) {
-      assertNoSecret(key, requestText(request), `relay request ${i}${context}`);
-    }
-  }
-}
-
-export type RpcMessage = {
-  jsonrpc: string;
-  id: string | number | null;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string; data?: unknown };
-};
-
-/**
- * Parses one stdout line and checks it is a well-formed JSON-RPC 2.0 answer:
- * one object, `jsonrpc: "2.0"`, an `id` member, exactly one of `result` and
- * `error`, and an error with an integer code and a string message.
- */
-export function parseAnswerLine(line: string, context = ""): RpcMessage {
-  let message: unknown;
-  try {
-    message = JSON.parse(line);
-  } catch {
-    assert.fail(`${context}stdout line is not JSON: ${line.slice(0, 200)}`);
-  }
-  assert.ok(
-    message !== null && typeof message === "object" && !Array.isArray(message),
-    `${context}stdout line is not one JSON object: ${line.slice(0, 200)}`,
-  );
-  const m = message as Record<string, unknown>;
-  assert.equal(m.jsonrpc, "2.0", `${context}jsonrpc is not "2.0": ${line.slice(0, 200)}`);
-  assert.ok(Object.hasOwn(m, "id"), `${context}an answer without id: ${line.slice(0, 200)}`);
-  assert.ok(
-    m.id === null || typeof m.id === "string" || (typeof m.id === "number" && Number.isFinite(m.id)),
-    `${context}an answer whose id is not null, a string or a number: ${line.slice(0, 200)}`,
-  );
-  const hasResult = Object.hasOwn(m, "result");
-  const hasError = Object.hasOwn(m, "error");
-  assert.ok(hasResult !== hasError, `${context}exactly one of result and error: ${line.slice(0, 200)}`);
-  if (hasError) {
-    const error = m.error as Record<string, unknown>;
-    assert.ok(error !== null && typeof error === "object", `${context}error is not an object`);
-    assert.ok(Number.isInteger(error.code), `${context}error code is not an integer: ${line.slice(0, 200)}`);
-    assert.equal(typeof error.message, "string", `${context}error message is not a string`);
-  } else {
-    assert.ok(
-      m.result !== null && typeof m.result === "object" && !Array.isArray(m.result),
-      `${context}result is not an object: ${line.slice(0, 200)}`,
-    );
-  }
-  return m as RpcMessage;
-}
 
 /** Resolves once `predicate` holds, polling; fails after `timeoutMs`. */
 export async function eventually(predicate: () => boolean, what: string, timeoutMs = 5000): Promise<void> {

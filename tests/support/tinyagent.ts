@@ -1,11 +1,19 @@
-// Drives the real entry point as a host would: `deno run` with the narrow
-// permission flags, JSON-RPC lines over real pipes, stderr collected.
+// The one way tests, the demo and the bench start tinyagent: the real entry point under `deno run`
+// with the narrow permission flags (or a compiled binary), JSON-RPC lines over real pipes, stderr
+// collected. `withFacade` is the session: a strict relay, a fresh key, `mcp --relay <url>`, and
+// at the end the checks every whole session must pass. `Tinyagent`, `command` and `runOnce` are
+// the lower levels, for a launch a session does not fit.
 
 import { generateSecretKey, getPublicKey } from "nostr-tools/pure";
 import * as nip19 from "nostr-tools/nip19";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import assert from "node:assert/strict";
-import { startStrictRelay, type StrictRelay, type StrictRelayOptions } from "./strict_relay.ts";
+import {
+  type RecordedRequest,
+  startStrictRelay,
+  type StrictRelay,
+  type StrictRelayOptions,
+} from "./strict_relay/mod.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 export const MAIN = `${ROOT}main.ts`;
@@ -36,8 +44,12 @@ export function narrowFlags(netHost: string, keyEnv = "TINY_PRIVATE_KEY"): strin
   return [`--allow-net=${netHost}`, `--allow-env=${keyEnv}`];
 }
 
+// ---------------------------------------------------------------------------------------------
+// Spawning
+// ---------------------------------------------------------------------------------------------
+
 export interface SpawnOptions {
-  /** Arguments after `main.ts` (or after the binary). */
+  /** Arguments after the script (or after the binary). */
   args: string[];
   /** A compiled tinyagent binary to run instead of `deno run main.ts` (flags are then ignored). */
   bin?: string;
@@ -45,6 +57,8 @@ export interface SpawnOptions {
   flags?: string[];
   /** Environment added for the child (the key goes here). */
   env?: Record<string, string>;
+  /** Another script to run the same way (default main.ts). */
+  script?: string;
 }
 
 /** The program and arguments that start tinyagent: `deno run <flags> main.ts …` or a compiled binary. */
@@ -52,11 +66,12 @@ export function commandLine(options: SpawnOptions): { program: string; args: str
   if (options.bin) return { program: options.bin, args: options.args };
   return {
     program: Deno.execPath(),
-    args: ["run", "--quiet", ...(options.flags ?? []), MAIN, ...options.args],
+    args: ["run", "--quiet", ...(options.flags ?? []), options.script ?? MAIN, ...options.args],
   };
 }
 
-function spawn(options: SpawnOptions): Deno.ChildProcess {
+/** The command, from the repository root with all three stdio streams piped, not yet spawned. */
+export function command(options: SpawnOptions): Deno.Command {
   const { program, args } = commandLine(options);
   return new Deno.Command(program, {
     args,
@@ -65,10 +80,19 @@ function spawn(options: SpawnOptions): Deno.ChildProcess {
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
-  }).spawn();
+  });
 }
 
 type Message = Record<string, unknown> & { id?: unknown };
+
+/** What a finished process printed. */
+export interface Output {
+  code: number;
+  signal: Deno.Signal | null;
+  /** Every stdout line, raw. */
+  lines: string[];
+  stderr: string;
+}
 
 /** A running tinyagent child with line-level access to its stdio. */
 export class Tinyagent {
@@ -77,41 +101,50 @@ export class Tinyagent {
   readonly lines: string[] = [];
   #stderr = "";
   #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #stdout: ReadableStreamDefaultReader<Uint8Array>;
   #waiters = new Map<string, (message: Message) => void>();
   #done: Promise<void>;
   #nextId = 1;
 
   constructor(options: SpawnOptions) {
-    this.child = spawn(options);
+    this.child = command(options).spawn();
     this.#writer = this.child.stdin.getWriter();
+    this.#stdout = this.child.stdout.getReader();
     this.#done = Promise.all([this.#readStdout(), this.#readStderr()]).then(() => {});
   }
 
   async #readStdout(): Promise<void> {
     const decoder = new TextDecoder();
     let buffer = "";
-    for await (const chunk of this.child.stdout) {
-      buffer += decoder.decode(chunk, { stream: true });
+    for (;;) {
+      const { done, value } = await this.#stdout.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
       let newline;
       while ((newline = buffer.indexOf("\n")) !== -1) {
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
         this.lines.push(line);
-        let message: Message;
-        try {
-          message = JSON.parse(line);
-        } catch {
-          continue; // The stdout test asserts every line parses; here we only route answers.
-        }
-        const key = JSON.stringify(message.id ?? null);
-        const waiter = this.#waiters.get(key);
-        if (waiter) {
-          this.#waiters.delete(key);
-          waiter(message);
-        }
+        this.#route(line);
       }
     }
     if (buffer) this.lines.push(buffer);
+  }
+
+  /** Hands an answer line to whoever waits for its id. */
+  #route(line: string): void {
+    let message: Message;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return; // The session's checks fail on a line that is not JSON-RPC; here we only route answers.
+    }
+    const key = JSON.stringify(message.id ?? null);
+    const waiter = this.#waiters.get(key);
+    if (waiter) {
+      this.#waiters.delete(key);
+      waiter(message);
+    }
   }
 
   async #readStderr(): Promise<void> {
@@ -147,8 +180,13 @@ export class Tinyagent {
     return await answer;
   }
 
+  /** Stops reading stdout and closes it, as a host that went away: every answer then meets EPIPE. */
+  async stopReading(): Promise<void> {
+    await this.#stdout.cancel();
+  }
+
   /** Closes stdin (EOF) and waits for the process to exit. */
-  async finish(): Promise<{ code: number; lines: string[]; stderr: string }> {
+  async finish(): Promise<Output> {
     try {
       await this.#writer.close();
     } catch {
@@ -156,7 +194,7 @@ export class Tinyagent {
     }
     const status = await this.child.status;
     await this.#done;
-    return { code: status.code, lines: this.lines, stderr: this.#stderr };
+    return { code: status.code, signal: status.signal, lines: this.lines, stderr: this.#stderr };
   }
 
   /** Ends the process without EOF (cleanup after a failed assertion). */
@@ -174,7 +212,7 @@ export class Tinyagent {
 export async function runOnce(
   options: SpawnOptions & { stdin?: string },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(options);
+  const child = command(options).spawn();
   const writer = child.stdin.getWriter();
   if (options.stdin) await writer.write(new TextEncoder().encode(options.stdin));
   await writer.close();
@@ -183,6 +221,10 @@ export async function runOnce(
   return { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr) };
 }
 
+// ---------------------------------------------------------------------------------------------
+// What a session must show: valid stdout, and the key nowhere
+// ---------------------------------------------------------------------------------------------
+
 /** Fails when any form of the key shows up in `text`. */
 export function assertNoSecret(key: TestKey, text: string, where: string): void {
   for (const secret of [key.hex, key.hex.toUpperCase(), key.nsec]) {
@@ -190,44 +232,141 @@ export function assertNoSecret(key: TestKey, text: string, where: string): void 
   }
 }
 
-export interface FacadeSession {
-  /** Flags after `mcp --relay <url>`. */
-  args?: string[];
-  relay?: StrictRelayOptions;
+/** Everything a relay request carried: the head, the body and the decoded NIP-98 token. */
+export function requestText(request: RecordedRequest): string {
+  return `${request.method} ${request.url}\n${JSON.stringify([...request.headers])}\n${request.bodyText}\n${
+    JSON.stringify(request.auth ?? null)
+  }`;
 }
 
 /**
- * Runs `fn` against a fresh strict relay and a tinyagent started on it with
- * the narrow flags and a fresh key, then checks what every test of a whole
- * session must hold: exit 0 at end of input, nothing but JSON-RPC lines on
- * stdout, and the key nowhere in stdout, stderr or any request the relay got.
+ * The key (hex in both cases, and nsec) appears nowhere the host or the relay
+ * could read it: stdout, stderr, and every request any relay received.
+ */
+export function assertKeyNeverLeaks(
+  key: TestKey,
+  output: { lines: readonly string[]; stderr: string },
+  relays: readonly Pick<StrictRelay, "requests">[],
+  context = "",
+): void {
+  assertNoSecret(key, output.lines.join("\n"), `stdout${context}`);
+  assertNoSecret(key, output.stderr, `stderr${context}`);
+  for (const relay of relays) {
+    for (const [i, request] of relay.requests.entries()) {
+      assertNoSecret(key, requestText(request), `relay request ${i}${context}`);
+    }
+  }
+}
+
+export type RpcMessage = {
+  jsonrpc: string;
+  id: string | number | null;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+};
+
+/**
+ * Parses one stdout line and checks it is a well-formed JSON-RPC 2.0 answer:
+ * one object, `jsonrpc: "2.0"`, an `id` member, exactly one of `result` and
+ * `error`, and an error with an integer code and a string message.
+ */
+export function parseAnswerLine(line: string, context = ""): RpcMessage {
+  let message: unknown;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    assert.fail(`${context}stdout line is not JSON: ${line.slice(0, 200)}`);
+  }
+  assert.ok(
+    message !== null && typeof message === "object" && !Array.isArray(message),
+    `${context}stdout line is not one JSON object: ${line.slice(0, 200)}`,
+  );
+  const m = message as Record<string, unknown>;
+  assert.equal(m.jsonrpc, "2.0", `${context}jsonrpc is not "2.0": ${line.slice(0, 200)}`);
+  assert.ok(Object.hasOwn(m, "id"), `${context}an answer without id: ${line.slice(0, 200)}`);
+  assert.ok(
+    m.id === null || typeof m.id === "string" || (typeof m.id === "number" && Number.isFinite(m.id)),
+    `${context}an answer whose id is not null, a string or a number: ${line.slice(0, 200)}`,
+  );
+  const hasResult = Object.hasOwn(m, "result");
+  const hasError = Object.hasOwn(m, "error");
+  assert.ok(hasResult !== hasError, `${context}exactly one of result and error: ${line.slice(0, 200)}`);
+  if (hasError) {
+    const error = m.error as Record<string, unknown>;
+    assert.ok(error !== null && typeof error === "object", `${context}error is not an object`);
+    assert.ok(Number.isInteger(error.code), `${context}error code is not an integer: ${line.slice(0, 200)}`);
+    assert.equal(typeof error.message, "string", `${context}error message is not a string`);
+  } else {
+    assert.ok(
+      m.result !== null && typeof m.result === "object" && !Array.isArray(m.result),
+      `${context}result is not an object: ${line.slice(0, 200)}`,
+    );
+  }
+  return m as RpcMessage;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The session
+// ---------------------------------------------------------------------------------------------
+
+export interface SessionOptions {
+  /** Flags after `mcp --relay <url>`. */
+  args?: string[];
+  /** A relay to use and leave open, or options for a fresh one the session closes (default: fresh). */
+  relay?: StrictRelay | StrictRelayOptions;
+  /** The `--relay` value instead of the relay's URL (a proxy in front of it, a trailing slash). */
+  url?: string;
+  /** Deno permission flags instead of the narrow ones for the URL's host (shippedFlags(), say). */
+  flags?: string[];
+  /** The child's added environment instead of `{ TINY_PRIVATE_KEY: <key> }`. */
+  env?: Record<string, string>;
+  /** The agent key instead of a fresh one. */
+  key?: TestKey;
+  /** A compiled binary instead of `deno run main.ts`. */
+  bin?: string;
+  /** Starts every end-of-session failure message (a fuzz seed, say). */
+  context?: string;
+}
+
+function isRelay(relay: StrictRelay | StrictRelayOptions): relay is StrictRelay {
+  return "requests" in relay;
+}
+
+/**
+ * Runs `fn` against tinyagent started as a host starts it, on a strict relay with a key, then
+ * ends input and checks what every whole session must hold: exit 0, nothing but JSON-RPC
+ * answers on stdout, and the key nowhere in stdout, stderr or any request the relay got.
+ * Returns what tinyagent printed. The process is killed, and a relay the session started closed,
+ * whatever happens.
  */
 export async function withFacade(
-  session: FacadeSession,
+  options: SessionOptions,
   fn: (facade: Tinyagent, relay: StrictRelay, key: TestKey) => Promise<void>,
-): Promise<void> {
-  const relay = await startStrictRelay(session.relay);
-  const key = newKey();
+): Promise<Output> {
+  const given = options.relay && isRelay(options.relay) ? options.relay : undefined;
+  const relay = given ?? await startStrictRelay(options.relay as StrictRelayOptions | undefined);
+  const key = options.key ?? newKey();
+  const url = options.url ?? relay.url;
   const facade = new Tinyagent({
-    flags: narrowFlags(relay.host),
-    args: ["mcp", "--relay", relay.url, ...(session.args ?? [])],
-    env: { TINY_PRIVATE_KEY: key.hex },
+    bin: options.bin,
+    flags: options.flags ?? narrowFlags(new URL(url).host),
+    args: ["mcp", "--relay", url, ...(options.args ?? [])],
+    env: options.env ?? { TINY_PRIVATE_KEY: key.hex },
   });
+  const context = options.context ?? "";
   try {
     await fn(facade, relay, key);
-    const { code, lines, stderr } = await facade.finish();
-    assert.equal(code, 0, stderr);
-    for (const line of lines) {
-      const message = JSON.parse(line);
-      assert.equal(message.jsonrpc, "2.0", line.slice(0, 200));
-    }
-    assertNoSecret(key, lines.join("\n"), "stdout");
-    assertNoSecret(key, stderr, "stderr");
-    for (const request of relay.requests) {
-      assertNoSecret(key, request.bodyText + JSON.stringify([...request.headers]), "a relay request");
-    }
+    const output = await facade.finish();
+    assert.equal(
+      output.code,
+      0,
+      `${context}exit status ${output.code}; stderr:\n${output.stderr.slice(-2000)}`,
+    );
+    for (const [i, line] of output.lines.entries()) parseAnswerLine(line, `${context}stdout line ${i}: `);
+    assertKeyNeverLeaks(key, output, [relay], context ? ` ${context}` : "");
+    return output;
   } finally {
     await facade.kill();
-    await relay.close();
+    if (!given) await relay.close();
   }
 }

@@ -12,8 +12,8 @@ import {
   startStrictRelay,
   type StrictRelay,
   type StrictRelayOptions,
-} from "./strict_relay.ts";
-import { parseResponses, rawExchange } from "./http_raw.ts";
+} from "./mod.ts";
+import { parseResponses, rawExchange } from "../http_raw.ts";
 
 const SK = generateSecretKey();
 const PK = getPublicKey(SK);

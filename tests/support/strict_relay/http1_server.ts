@@ -1,0 +1,250 @@
+// The HTTP/1.1 front end, built on Deno.listen with its own framing because tests need faults that
+// Deno.serve cannot produce: a dropped socket, a body cut short, a request that never answers.
+//
+// By default every answer carries `Connection: close`, so each request arrives on a fresh
+// connection: Deno's fetch silently retries a request whose *reused* connection closes before any
+// answer byte, which would hide a `drop`. With `keepAlive`, connections are reused and never closed
+// while idle, so a client cannot race an idle close; faults that break framing always close.
+
+import { concatBytes } from "@noble/hashes/utils.js";
+import type { Answer, HeaderList, RequestHandler } from "./exchange.ts";
+import { ByteReader, HttpError, type ParsedRequest, readRequest } from "./http1_reader.ts";
+
+export interface Http1Options {
+  /** Reuse connections the client keeps open (default: close after every answer). */
+  keepAlive: boolean;
+  /** Bodies larger than this are read but not kept; the core answers 413. */
+  maxBody: number;
+}
+
+/** How a connection goes on after an answer: reused, closed after the client, or cut. */
+type Ending = "keep" | "graceful" | "abrupt";
+
+const REASONS: Record<number, string> = {
+  100: "Continue",
+  200: "OK",
+  202: "Accepted",
+  204: "No Content",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+const encoder = new TextEncoder();
+
+function responseHead(status: number, headers: HeaderList, close: boolean): Uint8Array {
+  let head = `HTTP/1.1 ${status} ${REASONS[status] ?? "Status"}\r\nDate: ${new Date().toUTCString()}\r\n`;
+  for (const [k, v] of headers) head += `${k}: ${v}\r\n`;
+  if (close) head += "Connection: close\r\n";
+  return encoder.encode(head + "\r\n");
+}
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < bytes.length) off += await conn.write(bytes.subarray(off));
+}
+
+function closeQuietly(closable: { close(): void }): void {
+  try {
+    closable.close();
+  } catch {
+    // already closed
+  }
+}
+
+/** Serves the core over HTTP/1.1 on a listener it owns. */
+export class Http1FrontEnd {
+  #listener: Deno.Listener;
+  #handle: RequestHandler;
+  #options: Http1Options;
+  #conns = new Set<Deno.Conn>();
+  #tasks = new Set<Promise<void>>();
+  #closed = false;
+  #closedPromise: Promise<void>;
+  #signalClosed!: () => void;
+
+  constructor(listener: Deno.Listener, handle: RequestHandler, options: Http1Options) {
+    this.#listener = listener;
+    this.#handle = handle;
+    this.#options = options;
+    this.#closedPromise = new Promise((r) => (this.#signalClosed = r));
+    this.#track(this.#acceptLoop());
+  }
+
+  /** Stops listening and closes every open socket (including hung ones). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#signalClosed();
+    closeQuietly(this.#listener);
+    for (const conn of this.#conns) closeQuietly(conn);
+    this.#conns.clear();
+    // Tasks may spawn no new work once closed; wait until every one has settled.
+    while (this.#tasks.size) await Promise.allSettled([...this.#tasks]);
+  }
+
+  #track(task: Promise<void>): void {
+    this.#tasks.add(task);
+    task.finally(() => this.#tasks.delete(task));
+  }
+
+  async #acceptLoop(): Promise<void> {
+    for (;;) {
+      let conn: Deno.Conn;
+      try {
+        conn = await this.#listener.accept();
+      } catch {
+        return; // listener closed
+      }
+      if (this.#closed) {
+        conn.close();
+        return;
+      }
+      this.#conns.add(conn);
+      this.#track(this.#serveConn(conn));
+    }
+  }
+
+  async #serveConn(conn: Deno.Conn): Promise<void> {
+    const reader = new ByteReader(conn);
+    let ending: Ending = "graceful";
+    try {
+      while (!this.#closed) {
+        const req = await this.#read(conn, reader);
+        if (req === null) break;
+        const outcome = await this.#exchange(conn, reader, req);
+        if (outcome !== "keep") {
+          ending = outcome;
+          break;
+        }
+      }
+      if (ending === "graceful" && !this.#closed) await this.#linger(conn, reader);
+    } catch {
+      // the peer went away or relay.close() closed the socket
+    } finally {
+      this.#conns.delete(conn);
+      closeQuietly(conn);
+    }
+  }
+
+  /** The next request; null at the end of the connection, after answering one that cannot be framed. */
+  async #read(conn: Deno.Conn, reader: ByteReader): Promise<ParsedRequest | null> {
+    try {
+      return await readRequest(
+        reader,
+        this.#options.maxBody,
+        () => writeAll(conn, encoder.encode("HTTP/1.1 100 Continue\r\n\r\n")),
+      );
+    } catch (err) {
+      if (!(err instanceof HttpError) || this.#closed) throw err;
+      const body = encoder.encode(`${err.message}\n`);
+      const head = responseHead(err.status, [
+        ["Content-Type", "text/plain; charset=utf-8"],
+        ["Content-Length", String(body.length)],
+      ], true);
+      await writeAll(conn, concatBytes(head, body));
+      return null;
+    }
+  }
+
+  /**
+   * Half-closes and waits (briefly) for the client to close first: closing with unread input would
+   * send a reset that can destroy the answer before the client reads it.
+   */
+  async #linger(conn: Deno.Conn, reader: ByteReader): Promise<void> {
+    try {
+      await conn.closeWrite();
+    } catch {
+      return;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const wait = new Promise<void>((r) => (timer = setTimeout(r, 2000)));
+    await Promise.race([reader.drain(), wait, this.#closedPromise]).finally(() => clearTimeout(timer));
+  }
+
+  /** Hands one request to the core, writes its answer, and says how the connection goes on. */
+  async #exchange(conn: Deno.Conn, reader: ByteReader, req: ParsedRequest): Promise<Ending> {
+    const { answer, release } = await this.#handle(req);
+    try {
+      if (this.#closed) return "abrupt";
+      return await this.#write(conn, reader, req, answer, release);
+    } finally {
+      release();
+    }
+  }
+
+  async #write(
+    conn: Deno.Conn,
+    reader: ByteReader,
+    req: ParsedRequest,
+    answer: Answer,
+    release: () => void,
+  ): Promise<Ending> {
+    const keep = this.#options.keepAlive && req.keepAlive;
+    switch (answer.kind) {
+      case "drop":
+        release();
+        return "abrupt";
+      case "hang":
+        // Stays in flight until the client gives up (closes) or relay.close().
+        await Promise.race([reader.drain(), this.#closedPromise]);
+        return "abrupt";
+      case "reset": {
+        const headers: HeaderList = [...answer.headers, ["Content-Length", String(answer.announced)]];
+        const head = responseHead(answer.status, headers, false);
+        release();
+        await writeAll(conn, concatBytes(head, answer.partial));
+        return "abrupt";
+      }
+      case "huge":
+        release();
+        await this.#writeHuge(conn, answer.bytes, answer.chunked, keep);
+        return keep ? "keep" : "graceful";
+      case "reply": {
+        const headers: HeaderList = [...answer.headers, ["Content-Length", String(answer.body.length)]];
+        const head = responseHead(answer.status, headers, !keep);
+        release();
+        await writeAll(conn, req.method === "HEAD" ? head : concatBytes(head, answer.body));
+        return keep ? "keep" : "graceful";
+      }
+    }
+  }
+
+  /** A JSON string of exactly `total` bytes, streamed in 64 KiB pieces. */
+  async #writeHuge(conn: Deno.Conn, total: number, chunked: boolean, keep: boolean): Promise<void> {
+    const framing: [string, string] = chunked
+      ? ["Transfer-Encoding", "chunked"]
+      : ["Content-Length", String(total)];
+    await writeAll(conn, responseHead(200, [["Content-Type", "application/json"], framing], !keep));
+    const block = new Uint8Array(64 * 1024).fill(0x61); // 'a'
+    let left = total;
+    while (left > 0) {
+      const n = Math.min(left, block.length);
+      const chunk = block.subarray(0, n).slice();
+      if (left === total) chunk[0] = 0x22; // opening quote
+      if (n === left) chunk[n - 1] = 0x22; // closing quote
+      if (chunked) {
+        await writeAll(
+          conn,
+          concatBytes(encoder.encode(`${n.toString(16)}\r\n`), chunk, encoder.encode("\r\n")),
+        );
+      } else {
+        await writeAll(conn, chunk);
+      }
+      left -= n;
+    }
+    if (chunked) await writeAll(conn, encoder.encode("0\r\n\r\n"));
+  }
+}

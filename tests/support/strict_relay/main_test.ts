@@ -1,0 +1,184 @@
+// `deno task relay` started as a user starts it: what it prints is ready to paste, the printed
+// diagnose and mcp lines work against it as printed, and SIGTERM stops it cleanly.
+
+import assert from "node:assert/strict";
+import { getPublicKey } from "nostr-tools/pure";
+import { hexToBytes } from "@noble/hashes/utils.js";
+import { command, newKey, runOnce, Tinyagent } from "../tinyagent.ts";
+import { parseRelayArgs, UsageError } from "./main.ts";
+
+const LAST_LINE = "# Ctrl-C stops the relay.";
+// Deno's own "Task relay …" line goes to stderr too; without colour it is easy to set apart.
+const ENV = { NO_COLOR: "1" };
+
+interface RunningTask {
+  lines: string[];
+  /** Sends SIGTERM (deno task passes it on) and waits for the exit. */
+  stop(): Promise<{ code: number; stderr: string }>;
+}
+
+/** `deno task relay <args>`, read up to the last line of what it prints on start. */
+async function startTask(args: string[]): Promise<RunningTask> {
+  const child = command({ bin: Deno.execPath(), args: ["task", "relay", ...args], env: ENV }).spawn();
+  await child.stdin.close();
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes(`${LAST_LINE}\n`)) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  const rest = (async () => {
+    while (!(await reader.read()).done) {
+      // nothing more is expected; read to the end so the pipe closes
+    }
+  })();
+  let stopped: Promise<{ code: number; stderr: string }> | undefined;
+  const stop = () =>
+    stopped ??= (async () => {
+      child.kill("SIGTERM");
+      const status = await child.status;
+      await rest;
+      return { code: status.code, stderr: await stderr };
+    })();
+  if (!text.includes(LAST_LINE)) {
+    const { code, stderr } = await stop();
+    assert.fail(`deno task relay ended (${code}) before printing its lines:\n${text}\n${stderr}`);
+  }
+  return { lines: text.split("\n"), stop };
+}
+
+/** The printed line starting with `start`, as words. */
+function printed(lines: string[], start: string): string[] {
+  const line = lines.find((l) => l.startsWith(start));
+  assert.ok(line, `a line starting with "${start}" in:\n${lines.join("\n")}`);
+  return line.trim().split(/\s+/);
+}
+
+/** Runs a printed `deno task start …` line (with --json when asked) under `key`. */
+function runPrinted(words: string[], key: string, extra: string[] = []) {
+  assert.equal(words[0], "deno");
+  return runOnce({
+    bin: Deno.execPath(),
+    args: [...words.slice(1), ...extra],
+    env: { TINY_PRIVATE_KEY: key },
+  });
+}
+
+Deno.test("deno task relay: the printed lines work as printed", async (t) => {
+  const task = await startTask(["--port", "0", "--prefix", "/r/try"]);
+  try {
+    const keyLine = task.lines.find((line) => /^TINY_PRIVATE_KEY=[0-9a-f]{64}$/.test(line));
+    assert.ok(keyLine, "a generated key, on a TINY_PRIVATE_KEY=<hex> line");
+    const hex = keyLine.slice("TINY_PRIVATE_KEY=".length);
+    const diagnose = printed(task.lines, "deno task start diagnose ");
+    const mcp = printed(task.lines, "deno task start mcp ");
+
+    await t.step("both forms of each line, on the tenant's URL", () => {
+      const url = diagnose[diagnose.indexOf("--relay") + 1];
+      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/r\/try$/);
+      assert.deepEqual(printed(task.lines, "tinyagent diagnose "), ["tinyagent", ...diagnose.slice(3)]);
+      assert.deepEqual(printed(task.lines, "tinyagent mcp "), ["tinyagent", ...mcp.slice(3)]);
+      assert.ok(
+        task.lines.some((line) => /throwaway test key/.test(line)),
+        "the key is marked as a test key",
+      );
+    });
+
+    await t.step("the from-source diagnose line: exit 0, verdict ok, for the printed key", async () => {
+      const run = await runPrinted(diagnose, hex, ["--json"]);
+      assert.equal(run.code, 0, run.stderr);
+      const report = JSON.parse(run.stdout);
+      assert.equal(report.verdict, "ok");
+      assert.equal(report.pubkey, getPublicKey(hexToBytes(hex)));
+      assert.equal(report.checks.grant.status, "pass");
+    });
+
+    await t.step("another key is refused: the relay is members-only", async () => {
+      const run = await runPrinted(diagnose, newKey().hex, ["--json"]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(JSON.parse(run.stdout).verdict, "not-a-member");
+    });
+
+    await t.step("the from-source mcp line serves a host", async () => {
+      assert.equal(mcp[0], "deno");
+      const facade = new Tinyagent({
+        bin: Deno.execPath(),
+        args: mcp.slice(1),
+        env: { TINY_PRIVATE_KEY: hex },
+      });
+      try {
+        const answer = await facade.request("tools/call", { name: "list_rooms", arguments: {} });
+        assert.equal((answer.result as { isError: boolean }).isError, false, JSON.stringify(answer));
+        const { code, stderr } = await facade.finish();
+        assert.equal(code, 0, stderr);
+      } finally {
+        await facade.kill();
+      }
+    });
+  } finally {
+    const { code, stderr } = await task.stop();
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /^relay: stopped$/m);
+  }
+});
+
+Deno.test("deno task relay --pubkey: that key is the member, and no private key is printed", async () => {
+  const key = newKey();
+  const task = await startTask(["--port", "0", "--pubkey", key.npub]);
+  try {
+    assert.ok(!task.lines.some((line) => line.includes("TINY_PRIVATE_KEY=")), "no key line");
+    assert.ok(task.lines.some((line) => line.includes(key.pubkey)), "the agent's hex key is shown");
+    const run = await runPrinted(printed(task.lines, "deno task start diagnose "), key.hex, ["--json"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(JSON.parse(run.stdout).verdict, "ok");
+  } finally {
+    const { code, stderr } = await task.stop();
+    assert.equal(code, 0, stderr);
+  }
+});
+
+Deno.test("deno task relay: --help, and bad flags in one line with exit 1", async (t) => {
+  const run = (args: string[]) =>
+    runOnce({ bin: Deno.execPath(), args: ["task", "relay", ...args], env: ENV });
+  await t.step("--help prints the usage and exits 0", async () => {
+    const help = await run(["--help"]);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /^Usage: deno task relay /);
+    for (const flag of ["--port", "--prefix", "--pubkey"]) assert.ok(help.stdout.includes(flag), flag);
+  });
+  await t.step("a bad flag: one line on stderr, exit 1", async () => {
+    const bad = await run(["--port", "http"]);
+    assert.equal(bad.code, 1);
+    const lines = bad.stderr.trim().split("\n").filter((line) => !line.startsWith("Task "));
+    assert.deepEqual(lines, ['relay: --port: "http" is not a port (0 to 65535) (see --help)']);
+    assert.equal(bad.stdout, "");
+  });
+  const cases: [string, string[], RegExp][] = [
+    ["a port out of range", ["--port", "65536"], /--port: "65536" is not a port/],
+    ["a flag without its value", ["--port"], /--port needs a value/],
+    ["a prefix that is not a path", ["--prefix", "r/a b"], /--prefix: "r\/a b" is not a path/],
+    ["a pubkey that is not one", ["--pubkey", "abc"], /--pubkey: not a public key/],
+    ["a private key as --pubkey", ["--pubkey", newKey().nsec], /--pubkey: that is a private key/],
+    ["an unknown flag", ["--tenant", "x"], /unknown argument "--tenant"/],
+  ];
+  for (const [name, args, message] of cases) {
+    await t.step(`parse: ${name}`, () => {
+      assert.throws(
+        () => parseRelayArgs(args),
+        (error: Error) => error instanceof UsageError && message.test(error.message),
+      );
+    });
+  }
+  await t.step("parse: defaults, = forms, a prefix normalized, an npub decoded", () => {
+    const key = newKey();
+    assert.deepEqual(parseRelayArgs([]), { port: 8787, prefix: "", help: false });
+    assert.deepEqual(parseRelayArgs(["--port=0", "--prefix", "r/acme/", `--pubkey=${key.npub}`]), {
+      port: 0,
+      prefix: "/r/acme",
+      pubkey: key.pubkey,
+      help: false,
+    });
+  });
+});

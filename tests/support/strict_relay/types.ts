@@ -1,0 +1,153 @@
+// The strict relay's public vocabulary: what tests configure, script and read back.
+
+import type { NostrEvent } from "nostr-tools/pure";
+
+export type { NostrEvent };
+
+/** The only MCP revision the relay serves. */
+export const PROTOCOL_VERSION = "2026-07-28";
+/** The serverInfo carried in every result's `_meta`. */
+export const SERVER_INFO = { name: "strict-relay", version: "test" } as const;
+/** The NIP-98 challenge sent with every 401. */
+export const WWW_AUTHENTICATE = 'Nostr realm="tiny"';
+
+export interface ToolDef {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+/** An MCP CallToolResult object. */
+export type ToolResult = Record<string, unknown>;
+
+/** What a tool handler sees: the NIP-98 signer, the call's arguments and the recorded request. */
+export interface CallContext {
+  pubkey: string;
+  args: Record<string, unknown>;
+  tool: string;
+  request: RecordedRequest;
+}
+
+/**
+ * A scripted raw HTTP answer, or a fault. Tool handlers may return one instead of a ToolResult,
+ * setBrowsegrant functions instead of a result, and relay.script() queues them.
+ */
+export type Fault =
+  /** An arbitrary answer; contentType defaults to application/json when a body is given. */
+  | { status: number; body?: string | Uint8Array; headers?: Record<string, string>; contentType?: string }
+  /** Close the socket without writing anything. */
+  | { drop: true }
+  /** Announce a Content-Length larger than what is sent, send part of the body, then close. */
+  | { resetMidBody: true; status?: number }
+  /** Never answer: the socket stays open until the client gives up or relay.close(). */
+  | { hang: true }
+  /** A JSON-RPC error body carrying the request's id (null when it has none); status defaults to 400. */
+  | { jsonrpcError: { code: number; message: string; data?: unknown }; status?: number }
+  /**
+   * 200 application/json whose body is a JSON string of exactly this many bytes (at least 2),
+   * streamed; with `chunked` it is sent without a Content-Length so only a streaming bound can stop it.
+   */
+  | { hugeBodyBytes: number; chunked?: boolean };
+
+export type ToolHandler = (ctx: CallContext) => ToolResult | Fault | Promise<ToolResult | Fault>;
+
+/** A browsegrant answer: the `result` object, or a Fault. */
+export type BrowsegrantFn = (pubkey: string, params: unknown[]) => unknown | Fault;
+
+export interface RecordedRequest {
+  method: string;
+  /** The request target's path, without the query. */
+  path: string;
+  /** The full request URL as the relay sees it: http://<Host header><target>. */
+  url: string;
+  headers: Headers;
+  /** The body bytes as received (only the first maxBodyBytes when the body was larger). */
+  body: Uint8Array;
+  /** How many body bytes the client sent, including any beyond maxBodyBytes. */
+  bodySize: number;
+  bodyText: string;
+  /** The body parsed as JSON, when it parses. */
+  json?: unknown;
+  /** The decoded NIP-98 event when one was present and parsed (whether or not it was valid). */
+  auth?: NostrEvent;
+  /** What the relay answered; undefined for drop and hang. */
+  status?: number;
+  /** Date.now() when the request was fully read. */
+  receivedAt: number;
+}
+
+export interface StrictRelayOptions {
+  /** Tenant path prefix such as "/r/acme"; endpoints are then <prefix>/mcp and <prefix>/manage/rpc. */
+  prefix?: string;
+  /** Replaces the default tool table. */
+  tools?: ToolDef[];
+  /** Appended to the table. */
+  extraTools?: ToolDef[];
+  /** Default 64 MiB (the real relay uses 1 MiB; tests forward a 40 MiB line). */
+  maxBodyBytes?: number;
+  /** A signer not in `members` is refused with 403 "restricted: this relay is members-only". */
+  membersOnly?: boolean;
+  /** Hex pubkeys that count as members when membersOnly is set. */
+  members?: string[];
+  /** Unix seconds, for the ±60 s token window and templates (default Date.now()/1000). */
+  now?: () => number;
+  /**
+   * Reuse connections (default false: every answer carries `Connection: close`). With reuse,
+   * Deno's fetch silently retries a request whose reused connection is dropped before any byte of
+   * the answer, so a `drop` fault is only observable without it.
+   */
+  keepAlive?: boolean;
+  /** The port to listen on, on 127.0.0.1 (default 0: one the OS picks). */
+  port?: number;
+  /** What the default browsegrant's active grant covers (default rooms general, kinds 1111 and 9). */
+  grantScope?: GrantScope;
+}
+
+/** The rooms and kinds an agent grant covers. */
+export interface GrantScope {
+  rooms: string[];
+  kinds: number[];
+}
+
+export interface StrictRelay {
+  /** Base URL to hand to `tinyagent --relay`: "http://127.0.0.1:<port>" + prefix. */
+  url: string;
+  /** "http://127.0.0.1:<port>" */
+  origin: string;
+  /** "127.0.0.1:<port>" */
+  host: string;
+  port: number;
+  /** <url>/mcp */
+  mcpUrl: string;
+  /** <url>/manage/rpc */
+  manageUrl: string;
+  /** Every request received, in order: /mcp, /manage/rpc and anything else. */
+  requests: RecordedRequest[];
+  /** The highest number of requests being handled at once (to prove a client serializes). */
+  readonly maxConcurrent: number;
+  /** Requests being handled right now (hung ones count until their socket closes). */
+  readonly inFlight: number;
+  /** Every event accepted by a publishing write tool, in order (duplicates once). */
+  published: NostrEvent[];
+  /** Membership for membersOnly; mutable. */
+  members: Set<string>;
+  /** Toggle the members-only refusal at run time. */
+  membersOnly: boolean;
+  /** The current tool table. */
+  readonly tools: ToolDef[];
+  /** Override one tool's behaviour (the tool must be in the table to be callable). */
+  setTool(name: string, handler: ToolHandler): void;
+  /** Replace the table at run time. */
+  setTable(tools: ToolDef[]): void;
+  /** One-shot answers for the next N requests to /mcp or /manage/rpc, consumed before any check. */
+  script(...faults: Fault[]): void;
+  /** Every subsequent request waits this long before being answered (0 to clear). */
+  delay(ms: number): void;
+  /** The browsegrant result (or a Fault) for a signer and its params. */
+  setBrowsegrant(fn: BrowsegrantFn): void;
+  /** Stops listening and closes every open socket (including hung ones). */
+  close(): Promise<void>;
+}
