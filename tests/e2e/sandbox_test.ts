@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
 import { startStrictRelay } from "../support/strict_relay/mod.ts";
-import { narrowFlags, newKey, ROOT, runOnce, withFacade } from "../support/tinyagent.ts";
+import { narrowFlags, newKey, runOnce, withFacade } from "../support/tinyagent.ts";
 import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 import { shippedFlags } from "../../scripts/shipped_flags.ts";
 

@@ -244,7 +244,7 @@ async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<voi
           );
           assert.deepEqual(
             await listNames(facade),
-            [...READ_TOOLS, "tiny_diagnose"],
+            [...CONTRACT_READ, "tiny_diagnose"],
             "the table is held again",
           );
           assertWorks(await call(facade, "list_rooms"), `${name}: the next call`);

@@ -18,10 +18,10 @@ import {
   commandLine,
   narrowFlags,
   newKey,
-  ROOT,
-  type TestKey,
   parseAnswerLine,
+  ROOT,
   type RpcMessage,
+  type TestKey,
   withFacade,
 } from "../support/tinyagent.ts";
 import { eventually, Rng, seedFrom } from "../support/robustness_kit.ts";
