@@ -5,7 +5,7 @@
 import { parseCommand, USAGE, UsageError } from "./lib/cli.ts";
 import { Fatal, run } from "./lib/run.ts";
 import { isConfined, runInSandbox, type SandboxedCommand } from "./lib/sandbox.ts";
-import { NAME, VERSION } from "./lib/version.ts";
+import { NAME, versionText } from "./lib/version.ts";
 
 function log(line: string): void {
   console.error(`${NAME}: ${line}`);
@@ -34,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
         console.log(USAGE[command.topic]);
         return 0;
       case "version":
-        console.log(`${NAME} ${VERSION}`);
+        console.log(versionText());
         return 0;
       case "keygen":
         return await run(command); // Needs no permission at all.

@@ -8,7 +8,15 @@
 import assert from "node:assert/strict";
 import config from "../deno.json" with { type: "json" };
 import { parseStartTask, shippedFlags } from "../scripts/shipped_flags.ts";
-import { binaryName, compileArgs, isRuntimeDownloadFailure, TARGETS } from "../scripts/compile.ts";
+import {
+  binaryName,
+  compileArgs,
+  gitCommit,
+  isRuntimeDownloadFailure,
+  TARGETS,
+  writeCommitFile,
+} from "../scripts/compile.ts";
+import { COMMIT_FILE, FROM_SOURCE, parseCommitFile, UNKNOWN_COMMIT, versionText } from "../lib/version.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const decoder = new TextDecoder();
@@ -84,7 +92,8 @@ Deno.test("shipped flags", async (t) => {
       assert.equal(binaryName(target), output.slice("dist/".length));
       assert.deepEqual(args.slice(0, 1 + shippedFlags().length), ["compile", ...shippedFlags()]);
       assert.deepEqual(args.slice(-5), ["--target", target, "--output", output, "main.ts"]);
-      assert.ok(args.join(" ").includes("--include lib/worker.ts"));
+      const included = args.flatMap((arg, i) => args[i - 1] === "--include" ? [arg] : []);
+      assert.deepEqual(included, ["lib/worker.ts", COMMIT_FILE]);
       assert.ok(args.includes("--exclude-unused-npm"));
     }
   });
@@ -132,6 +141,80 @@ Deno.test("the binary embeds main.ts's graph and the worker, nothing else", asyn
       );
     }
   }
+});
+
+// --- --version, and the commit deno task compile bakes in -----------------------------------------
+
+Deno.test("--version and the commit deno task compile bakes in", async (t) => {
+  const sha = "0123456789abcdef0123456789abcdef01234567";
+
+  await t.step("the first line is `tinyagent <version>`, then target, Deno and commit", () => {
+    const facts = { version: "1.2.3", target: "aarch64-apple-darwin", deno: "2.9.6", commit: sha };
+    assert.equal(
+      versionText(facts),
+      `tinyagent 1.2.3\ntarget aarch64-apple-darwin\ndeno 2.9.6\ncommit ${sha}`,
+    );
+  });
+
+  await t.step("run from source it names this runtime and no commit", () => {
+    assert.equal(
+      versionText(),
+      `tinyagent ${config.version}\ntarget ${Deno.build.target}\ndeno ${Deno.version.deno}\ncommit ${FROM_SOURCE}`,
+    );
+  });
+
+  await t.step("the commit file holds a full SHA, or the binary says unknown", () => {
+    assert.equal(parseCommitFile(`${sha}\n`), sha);
+    assert.equal(parseCommitFile(`${sha}-dirty\n`), `${sha}-dirty`);
+    for (
+      const bad of ["", "unknown", sha.slice(0, 12), sha.toUpperCase(), `${sha} extra`, `{"commit":"${sha}"}`]
+    ) {
+      assert.equal(parseCommitFile(bad), UNKNOWN_COMMIT, bad);
+    }
+  });
+
+  await t.step("the commit file is in dist/, which git ignores", async () => {
+    assert.ok(COMMIT_FILE.startsWith("dist/"));
+    const ignored = await run("git", ["check-ignore", "--quiet", COMMIT_FILE], ROOT);
+    assert.equal(ignored.code, 0, `${COMMIT_FILE} must be git-ignored: ${ignored.stderr}`);
+  });
+
+  await t.step(
+    "compile writes the checked-out commit, -dirty for changed files, without dirtying the tree",
+    async () => {
+      const dir = await Deno.makeTempDir({ prefix: "tinyagent-commit-" });
+      const root = new URL(`file://${dir}/`);
+      const git = async (...args: string[]) => {
+        const result = await run(
+          "git",
+          ["-c", "user.name=t", "-c", "user.email=t@example.test", ...args],
+          dir,
+        );
+        assert.equal(result.code, 0, `git ${args.join(" ")}: ${result.stderr}`);
+        return result.stdout.trim();
+      };
+      try {
+        assert.equal(await gitCommit(root), UNKNOWN_COMMIT, "outside a repository");
+        await git("init", "--quiet");
+        await Deno.copyFile(new URL(".gitignore", ROOT), `${dir}/.gitignore`);
+        await Deno.writeTextFile(`${dir}/main.ts`, "console.log(1);\n");
+        await git("add", ".");
+        await git("-c", "commit.gpgsign=false", "commit", "--quiet", "-m", "first");
+        const head = await git("rev-parse", "HEAD");
+
+        assert.equal(await writeCommitFile(root), head);
+        const written = await Deno.readTextFile(new URL(COMMIT_FILE, root));
+        assert.equal(written, `${head}\n`);
+        assert.equal(parseCommitFile(written), head, "the binary reads back what compile wrote");
+        assert.equal(await git("status", "--porcelain"), "", "writing the commit file leaves the tree clean");
+
+        await Deno.writeTextFile(`${dir}/main.ts`, "console.log(2);\n");
+        assert.equal(await writeCommitFile(root), `${head}-dirty`);
+      } finally {
+        await Deno.remove(dir, { recursive: true });
+      }
+    },
+  );
 });
 
 // --- archives, read without trusting the tools that wrote them -----------------------------------
@@ -221,8 +304,11 @@ async function makeLayout(version: string): Promise<string> {
   await Deno.copyFile(new URL("deno.lock", ROOT), `${dir}/deno.lock`);
   await Deno.copyFile(new URL("install.sh", ROOT), `${dir}/install.sh`);
   await Deno.mkdir(`${dir}/scripts`);
-  for (const file of ["package.ts", "compile.ts", "shipped_flags.ts"]) {
-    await Deno.copyFile(new URL(`scripts/${file}`, ROOT), `${dir}/scripts/${file}`);
+  await Deno.mkdir(`${dir}/lib`);
+  for (
+    const file of ["scripts/package.ts", "scripts/compile.ts", "scripts/shipped_flags.ts", "lib/version.ts"]
+  ) {
+    await Deno.copyFile(new URL(file, ROOT), `${dir}/${file}`);
   }
   return dir;
 }
