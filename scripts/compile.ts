@@ -61,7 +61,7 @@ export function isRuntimeDownloadFailure(stderr: string): boolean {
   return /denort/.test(stderr) && /Setting up base binary|error sending request/.test(stderr);
 }
 
-/** The commit checked out in `root`, with `-dirty` when tracked files differ from it; `unknown` outside git. */
+/** The commit checked out in `root` (`-dirty` if tracked files differ from it), or `unknown` outside git. */
 export async function gitCommit(root: URL): Promise<string> {
   const git = async (...args: string[]): Promise<string | null> => {
     const { success, stdout } = await new Deno.Command("git", {

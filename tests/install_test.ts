@@ -257,7 +257,7 @@ function byHandLines(r: RunResult): string[] {
   return r.stderr.split("\n").filter((line) => line.includes("gh attestation verify"));
 }
 
-// --- what it installs, and where ------------------------------------------------------------------
+// --- what it installs, and where -----------------------------------------------------------------
 
 installerTest("installs the latest release", async (h) => {
   await using server = serveFakeReleases(releases);
@@ -335,7 +335,7 @@ installerTest("a failing `tinyagent --version` after installing is an error", as
   assert.ok(!r.stdout.includes("mcp_servers:"), "no success summary after a failed check");
 });
 
-// --- PATH advice, and the profile it never edits ------------------------------------------------------
+// --- PATH advice, and the profile it never edits -------------------------------------------------
 
 installerTest("no PATH advice when the install dir is already on PATH", async (h) => {
   await using server = serveFakeReleases(releases);
@@ -370,7 +370,7 @@ installerTest(
   },
 );
 
-// --- versions ------------------------------------------------------------------------------------------
+// --- versions ------------------------------------------------------------------------------------
 
 installerTest("pins a version given as an argument (v1.2.3 and 1.2.3)", async (h) => {
   for (const arg of ["v1.2.3", "1.2.3"]) {
@@ -403,7 +403,7 @@ installerTest("rejects something that is not a version, an unknown option, or tw
   assert.deepEqual(server.requests, []);
 });
 
-// --- how it is run -------------------------------------------------------------------------------------
+// --- how it is run -------------------------------------------------------------------------------
 
 installerTest("works piped into `sh -s -- v1.2.3`, as with curl | sh", async (h) => {
   const script = await Deno.readTextFile(INSTALL_SH);
@@ -471,7 +471,7 @@ installerTest("runs under every POSIX shell available (dash, sh, bash --posix, b
   }
 });
 
-// --- the checksum -------------------------------------------------------------------------------------
+// --- the checksum --------------------------------------------------------------------------------
 
 installerTest("a checksum mismatch installs nothing", async (h) => {
   await using server = serveFakeReleases(releases, { corruptChecksum: true });
@@ -494,7 +494,7 @@ installerTest("a SHA256SUMS without the asset's line installs nothing", async (h
   await assertFailedCleanly(r, /no checksum for tinyagent-1\.2\.3-x86_64-unknown-linux-gnu\.tar\.gz/);
 });
 
-// --- build provenance: gh attestation verify ------------------------------------------------------------
+// --- build provenance: gh attestation verify -----------------------------------------------------
 
 installerTest("with gh, a release whose attestation matches installs, and says so", async (h) => {
   await using server = serveFakeReleases(releases);
@@ -588,7 +588,7 @@ installerTest("TINYAGENT_REPO must be owner/name", async (h) => {
   assert.deepEqual(server.requests, []);
 });
 
-// --- the mirror override ---------------------------------------------------------------------------------
+// --- the mirror override -------------------------------------------------------------------------
 
 installerTest("TINYAGENT_DOWNLOAD_URL: every download, bundle included, comes from the mirror", async (h) => {
   await using server = serveFakeReleases(releases);
@@ -604,7 +604,7 @@ installerTest("TINYAGENT_DOWNLOAD_URL: every download, bundle included, comes fr
   assert.match(r.ghCalls[0], new RegExp(`--repo ${FAKE_REPO} `));
 });
 
-// --- platforms ---------------------------------------------------------------------------------------------
+// --- platforms -----------------------------------------------------------------------------------
 
 installerTest("an unsupported platform is refused with the releases page", async (h) => {
   await using server = serveFakeReleases(releases);
@@ -668,7 +668,7 @@ installerTest("Darwin x86_64 under Rosetta installs the arm64 build", async (h) 
   assert.match(r.stderr, /Rosetta/);
 });
 
-// --- the tools it needs --------------------------------------------------------------------------------------
+// --- the tools it needs --------------------------------------------------------------------------
 
 installerTest("no sha256sum or shasum: aborts before downloading", async (h) => {
   const tools = await h.toolDir("no-sha", [...BASE_TOOLS, "curl"]);
@@ -691,7 +691,7 @@ installerTest("falls back to wget when curl is missing", async (h) => {
   await assertFailedCleanly(await h.install(broken, { env: { PATH: tools } }), /checksum mismatch/);
 }, { ignore: findOnPath("wget") === null });
 
-// --- uninstall ------------------------------------------------------------------------------------------------
+// --- uninstall -----------------------------------------------------------------------------------
 
 installerTest("--uninstall removes the binary, and only it; again, there is nothing to remove", async (h) => {
   await using server = serveFakeReleases(releases);
@@ -729,7 +729,7 @@ installerTest("--uninstall finds the default directory, and refuses to remove a 
   assert.ok(await exists(`${sandbox.bin}/tinyagent`));
 });
 
-// --- lint --------------------------------------------------------------------------------------------------------
+// --- lint ----------------------------------------------------------------------------------------
 
 const shellcheck = findOnPath("shellcheck");
 const inCI = Boolean(Deno.env.get("CI"));

@@ -45,7 +45,8 @@ export function bundleName(version: string): string {
 
 /** What a fake `tinyagent --version` prints: the real binary's four lines. */
 export function fakeVersionOutput(version: string, target: string): string {
-  return `tinyagent ${version}\ntarget ${target}\ndeno 2.9.6\ncommit 0123456789abcdef0123456789abcdef01234567\n`;
+  const commit = "0123456789abcdef0123456789abcdef01234567";
+  return `tinyagent ${version}\ntarget ${target}\ndeno 2.9.6\ncommit ${commit}\n`;
 }
 
 /** The `tinyagent` script put in each fake archive; `forged` marks an attacker's replacement. */
