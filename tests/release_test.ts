@@ -185,7 +185,9 @@ Deno.test("--version and the commit deno task compile bakes in", async (t) => {
     "compile writes the checked-out commit, -dirty for changed files, without dirtying the tree",
     async () => {
       const dir = await Deno.makeTempDir({ prefix: "tinyagent-commit-" });
-      const root = new URL(`file://${dir}/`);
+      // A file URL from a POSIX path or a Windows one (C:\Users\…), without std's toFileUrl.
+      const slashed = dir.replaceAll("\\", "/");
+      const root = new URL(`file://${slashed.startsWith("/") ? "" : "/"}${slashed}/`);
       const git = async (...args: string[]) => {
         const result = await run(
           "git",
