@@ -356,7 +356,7 @@ verify_provenance() {
 	sed 's/^/  gh: /' "$TMP_DIR/gh.log" >&2
 	case $gh_status in
 	4) hint="gh is not logged in and this release has no attestation bundle: run 'gh auth login' and try again" ;;
-	*) hint="the archive may have been tampered with" ;;
+	*) hint="the archive may have been tampered with (or this gh is too old to have 'gh attestation': see its output above)" ;;
 	esac
 	die "gh attestation verify could not confirm that $ASSET was built by $REPO's release workflow (exit $gh_status); $hint. Nothing was installed. Only if gh cannot reach GitHub from here, TINYAGENT_SKIP_ATTESTATION=1 installs on the checksum alone"
 }
