@@ -1,22 +1,30 @@
 #!/bin/sh
 # Installer for tinyagent.
 #
-#   curl -fsSL https://<host>/install.sh | sh               # latest release
-#   curl -fsSL https://<host>/install.sh | sh -s -- v1.2.3  # a given release
+#   curl -fsSL https://<host>/install.sh | sh                      # latest release
+#   curl -fsSL https://<host>/install.sh | sh -s -- v1.2.3         # a given release
+#   curl -fsSL https://<host>/install.sh | sh -s -- --uninstall    # remove it again
 #
 # Downloads the release archive for this machine, checks it against the
-# release's SHA256SUMS, and puts the `tinyagent` binary in
-# $TINYAGENT_INSTALL_DIR (default: $HOME/.local/bin). Never uses sudo and
-# never prompts.
+# release's SHA256SUMS, verifies its build provenance with
+# `gh attestation verify` when gh is installed, and puts the `tinyagent`
+# binary in $TINYAGENT_INSTALL_DIR (default: $HOME/.local/bin). That binary is
+# the only file it writes: no receipt, no shell profile edits. Never uses sudo
+# and never prompts.
 #
 # Environment:
-#   TINYAGENT_VERSION       version to install when no argument is given
-#                           (v1.2.3 or 1.2.3; default: the latest release)
-#   TINYAGENT_INSTALL_DIR   directory to install into (default: $HOME/.local/bin)
-#   TINYAGENT_REPO          GitHub owner/name (default: $TINYAGENT_DEFAULT_REPO)
-#   TINYAGENT_DOWNLOAD_URL  releases base URL, for mirrors
-#                           (default: https://github.com/$TINYAGENT_REPO/releases)
-#   NO_COLOR                set to anything to turn colour off
+#   TINYAGENT_VERSION           version to install when no argument is given
+#                               (v1.2.3 or 1.2.3; default: the latest release)
+#   TINYAGENT_INSTALL_DIR       directory to install into (default: $HOME/.local/bin)
+#   TINYAGENT_REPO              GitHub owner/name (default: $TINYAGENT_DEFAULT_REPO),
+#                               the repository the attestation must name
+#   TINYAGENT_DOWNLOAD_URL      releases base URL, for mirrors
+#                               (default: https://github.com/$TINYAGENT_REPO/releases)
+#   TINYAGENT_NO_MODIFY_PATH    set to 1 to print no PATH advice (for CI and
+#                               managed machines; the profile is never edited anyway)
+#   TINYAGENT_SKIP_ATTESTATION  set to 1 to install on the checksum alone even
+#                               when gh is installed (when gh cannot reach GitHub)
+#   NO_COLOR                    set to anything to turn colour off
 #
 # Test hooks (for the installer's own tests; leave unset otherwise):
 #   TINYAGENT_UNAME_S            used instead of `uname -s`
@@ -64,9 +72,10 @@ die() {
 usage() {
 	cat >&2 <<EOF
 usage: install.sh [VERSION]
+       install.sh --uninstall
 
 Installs tinyagent (the latest release, or VERSION such as v1.2.3) into
-\$TINYAGENT_INSTALL_DIR (default: \$HOME/.local/bin).
+\$TINYAGENT_INSTALL_DIR (default: \$HOME/.local/bin), or removes it from there.
 EOF
 }
 
@@ -108,8 +117,26 @@ has() {
 	command -v "$1" >/dev/null 2>&1
 }
 
+# Whether an opt-in variable's value turns it on: anything but empty or 0.
+flag_on() {
+	case ${1:-} in
+	"" | 0) return 1 ;;
+	esac
+	return 0
+}
+
+# Sets REPO to the GitHub owner/name the release (and its attestation) belongs to.
+resolve_repo() {
+	REPO=${TINYAGENT_REPO:-$TINYAGENT_DEFAULT_REPO}
+	case $REPO in
+	*/*/* | /* | */ | *[!A-Za-z0-9_./-]*) ;;
+	*/*) return 0 ;;
+	esac
+	die "TINYAGENT_REPO is '$REPO', not a GitHub owner/name such as $TINYAGENT_DEFAULT_REPO"
+}
+
 releases_url() {
-	base=${TINYAGENT_DOWNLOAD_URL:-https://github.com/${TINYAGENT_REPO:-$TINYAGENT_DEFAULT_REPO}/releases}
+	base=${TINYAGENT_DOWNLOAD_URL:-https://github.com/$REPO/releases}
 	# Drop trailing slashes so "<base>/download/..." stays well formed.
 	while [ "${base%/}" != "$base" ]; do
 		base=${base%/}
@@ -144,6 +171,27 @@ detect_target() {
 	fi
 
 	TARGET="${arch_part}-${os_part}"
+}
+
+# Deno publishes Linux builds for glibc only, so tinyagent's cannot start on a
+# musl system (Alpine, Void's musl flavour): say so instead of installing one.
+check_libc() {
+	[ "$os" = "Linux" ] || return 0
+	if has ldd; then
+		# musl's ldd says "musl libc" (on stderr, exit 1); glibc's names glibc.
+		case $(ldd --version 2>&1 </dev/null || true) in
+		*[Mm]usl*) refuse_musl ;;
+		esac
+	else
+		for loader in /lib/ld-musl-*; do
+			[ -e "$loader" ] && refuse_musl
+		done
+	fi
+	return 0
+}
+
+refuse_musl() {
+	die "this Linux uses musl libc (as Alpine does), and tinyagent's Linux builds need glibc: Deno publishes glibc builds only, so the binary could not start here; nothing was installed. Use a glibc-based system or container (Debian, Ubuntu, Fedora, ...)"
 }
 
 unsupported() {
@@ -270,21 +318,63 @@ fetch_and_verify() {
 	fi
 	info "checksum verified ($want)"
 
+	verify_provenance
+
 	mkdir "$TMP_DIR/extract"
 	tar -xzf "$archive" -C "$TMP_DIR/extract" || die "could not unpack $ASSET"
 	NEW_BIN="$TMP_DIR/extract/tinyagent"
 	[ -f "$NEW_BIN" ] || die "$ASSET does not contain a tinyagent binary"
 }
 
+# A checksum served next to the archive proves nothing if both were replaced.
+# The attestation does: a Sigstore-signed statement, made by $REPO's release
+# workflow, about the archive's SHA-256. gh checks it against the bundle the
+# release carries (no login needed), or else fetches it from GitHub's API.
+verify_provenance() {
+	by_hand="gh attestation verify $ASSET --repo $REPO"
+	if flag_on "${TINYAGENT_SKIP_ATTESTATION:-}"; then
+		warn "TINYAGENT_SKIP_ATTESTATION is set, so the build provenance of $ASSET was not verified (its checksum was); to verify it by hand: $by_hand"
+		return 0
+	fi
+	if ! has gh; then
+		info "gh is not installed, so the build provenance of $ASSET was not verified (its checksum was); to verify it by hand: $by_hand"
+		return 0
+	fi
+
+	bundle_name="tinyagent-${VERSION}.intoto.jsonl"
+	set -- "$archive" --repo "$REPO"
+	if download "$dl_url/$bundle_name" "$TMP_DIR/$bundle_name" 2>/dev/null; then
+		set -- "$@" --bundle "$TMP_DIR/$bundle_name"
+	fi
+	info "checking the build provenance of $ASSET with gh"
+	gh_status=0
+	gh attestation verify "$@" </dev/null >"$TMP_DIR/gh.log" 2>&1 || gh_status=$?
+	if [ "$gh_status" -eq 0 ]; then
+		info "build provenance verified: $ASSET was built by $REPO's release workflow"
+		return 0
+	fi
+	sed 's/^/  gh: /' "$TMP_DIR/gh.log" >&2
+	case $gh_status in
+	4) hint="gh is not logged in and this release has no attestation bundle: run 'gh auth login' and try again" ;;
+	*) hint="the archive may have been tampered with (or this gh is too old to have 'gh attestation': see its output above)" ;;
+	esac
+	die "gh attestation verify could not confirm that $ASSET was built by $REPO's release workflow (exit $gh_status); $hint. Nothing was installed. Only if gh cannot reach GitHub from here, TINYAGENT_SKIP_ATTESTATION=1 installs on the checksum alone"
+}
+
 # --- install --------------------------------------------------------------------
 
-# Sets INSTALLED to the absolute path of the installed binary.
-install_binary() {
+# Sets dir to the install directory as given (not created, not resolved).
+install_dir() {
 	dir=${TINYAGENT_INSTALL_DIR:-}
 	if [ -z "$dir" ]; then
 		[ -n "${HOME:-}" ] || die "HOME is not set; set TINYAGENT_INSTALL_DIR to choose where to install"
 		dir="$HOME/.local/bin"
 	fi
+}
+
+# Sets INSTALLED to the absolute path of the installed binary.
+install_binary() {
+	install_dir
 	mkdir -p "$dir" || die "could not create $dir"
 	INSTALL_DIR=$(cd "$dir" && pwd) || die "could not enter $dir"
 	INSTALLED="$INSTALL_DIR/tinyagent"
@@ -353,7 +443,7 @@ profile_hint() {
 print_summary() {
 	printf '\n%stinyagent %s installed to %s%s\n' "$C_BOLD" "$VERSION" "$INSTALLED" "$C_RESET"
 
-	if ! on_path "$INSTALL_DIR"; then
+	if ! flag_on "${TINYAGENT_NO_MODIFY_PATH:-}" && ! on_path "$INSTALL_DIR"; then
 		shown_dir=$(dq_escape "$INSTALL_DIR")
 		if [ -n "${HOME:-}" ]; then
 			case $INSTALL_DIR in
@@ -381,32 +471,59 @@ print_summary() {
 }
 
 check_installed() {
-	if ! VERSION_OUTPUT=$("$INSTALLED" --version 2>&1); then
+	if ! VERSION_OUTPUT=$("$INSTALLED" --version 2>&1 </dev/null); then
 		die "installed $INSTALLED, but '$INSTALLED --version' failed: $VERSION_OUTPUT"
 	fi
-	case $VERSION_OUTPUT in
-	*"$VERSION"*) ;;
-	*) warn "expected version $VERSION, but '$INSTALLED --version' printed: $VERSION_OUTPUT" ;;
-	esac
+	# The first line is "tinyagent <version>"; target, Deno and commit follow.
+	newline='
+'
+	if [ "${VERSION_OUTPUT%%"$newline"*}" != "tinyagent $VERSION" ]; then
+		warn "expected 'tinyagent $VERSION', but '$INSTALLED --version' printed: $VERSION_OUTPUT"
+	fi
+}
+
+# Removes what an install wrote: the binary, and nothing else (there is nothing else).
+uninstall() {
+	install_dir
+	bin="$dir/tinyagent"
+	if [ -d "$bin" ]; then
+		die "$bin is a directory, not tinyagent; nothing was removed"
+	elif [ -e "$bin" ] || [ -L "$bin" ]; then
+		rm -f "$bin" || die "could not remove $bin"
+		printf 'removed %s\n' "$bin"
+	else
+		printf 'tinyagent is not installed in %s, so nothing was removed (set TINYAGENT_INSTALL_DIR to where you installed it)\n' "$dir"
+	fi
+	printf 'install.sh writes nothing else; the key you created (the TINY_PRIVATE_KEY line in ~/.hermes/.env) and your MCP host configuration are yours to remove.\n'
 }
 
 # --- main ---------------------------------------------------------------------
 
 main() {
 	setup_colour
+	if [ "$#" -gt 1 ]; then
+		usage
+		die "expected at most one argument (a version, or --uninstall), got $#"
+	fi
 	case ${1:-} in
 	-h | --help)
 		usage
 		exit 0
 		;;
-	esac
-	if [ "$#" -gt 1 ]; then
+	--uninstall)
+		uninstall
+		exit 0
+		;;
+	-*)
 		usage
-		die "expected at most one argument (a version), got $#"
-	fi
+		die "unknown option: $1"
+		;;
+	esac
 
+	resolve_repo
 	BASE_URL=$(releases_url)
 	detect_target
+	check_libc
 	pick_downloader
 	pick_sha_tool
 	has tar || die "tar was not found; install it and try again"

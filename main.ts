@@ -7,7 +7,7 @@ import { Fatal, run } from "./lib/run.ts";
 import { exitOnTermination } from "./lib/lifecycle.ts";
 import { isConfined, runInSandbox, type SandboxedCommand } from "./lib/sandbox.ts";
 import { heldPermissions, probeSandbox, renderSandboxReport, sandboxReport } from "./lib/sandbox_check.ts";
-import { NAME, VERSION } from "./lib/version.ts";
+import { NAME, versionText } from "./lib/version.ts";
 
 function log(line: string): void {
   console.error(`${NAME}: ${line}`);
@@ -56,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
         console.log(USAGE[command.topic]);
         return 0;
       case "version":
-        console.log(`${NAME} ${VERSION}`);
+        console.log(versionText());
         return 0;
       case "keygen":
         return await run(command); // Needs no permission at all.

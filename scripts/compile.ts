@@ -6,11 +6,17 @@
 // only the npm packages those reach: no tests, no demo. It runs with the
 // flags of deno.json's `start` task (scripts/shipped_flags.ts).
 //
+// It also embeds dist/commit.txt, written here first with the commit
+// being built (`git rev-parse HEAD`, `-dirty` when tracked files differ from
+// it), which `tinyagent --version` prints. dist/ is git-ignored: building
+// never dirties the tree, and no generated file is committed.
+//
 // `deno compile` downloads Deno's `denort` runtime for each target, so it
 // needs to reach Deno's download host: the release workflow on GitHub is where
 // binaries are built.
 
 import { shippedFlags } from "./shipped_flags.ts";
+import { COMMIT_FILE, UNKNOWN_COMMIT } from "../lib/version.ts";
 
 export const TARGETS = [
   "x86_64-unknown-linux-gnu",
@@ -37,6 +43,8 @@ export function compileArgs(target: string): string[] {
     ...shippedFlags(),
     "--include",
     "lib/worker.ts",
+    "--include",
+    COMMIT_FILE,
     // Without this the whole npm snapshot of deno.lock is embedded (the test-only MCP SDK and its server).
     "--exclude-unused-npm",
     "--frozen-lockfile",
@@ -51,6 +59,38 @@ export function compileArgs(target: string): string[] {
 /** Whether deno compile's error output says it could not download the denort runtime. */
 export function isRuntimeDownloadFailure(stderr: string): boolean {
   return /denort/.test(stderr) && /Setting up base binary|error sending request/.test(stderr);
+}
+
+/** The commit checked out in `root` (`-dirty` if tracked files differ from it), or `unknown` outside git. */
+export async function gitCommit(root: URL): Promise<string> {
+  const git = async (...args: string[]): Promise<string | null> => {
+    const { success, stdout } = await new Deno.Command("git", {
+      args,
+      cwd: root,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    return success ? new TextDecoder().decode(stdout).trim() : null;
+  };
+  try {
+    const head = await git("rev-parse", "--verify", "HEAD");
+    if (head === null || !/^[0-9a-f]{40}$/.test(head)) return UNKNOWN_COMMIT;
+    const changes = await git("status", "--porcelain", "--untracked-files=no");
+    if (changes === null) return UNKNOWN_COMMIT;
+    return changes === "" ? head : `${head}-dirty`;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return UNKNOWN_COMMIT; // No git on this machine.
+    throw error;
+  }
+}
+
+/** Writes `root`'s dist/commit.txt with the commit checked out there; returns that commit. */
+export async function writeCommitFile(root: URL): Promise<string> {
+  const commit = await gitCommit(root);
+  await Deno.mkdir(new URL(`${DIST}/`, root), { recursive: true });
+  await Deno.writeTextFile(new URL(COMMIT_FILE, root), `${commit}\n`);
+  return commit;
 }
 
 function usage(): string {
@@ -70,7 +110,8 @@ async function main(args: string[]): Promise<number> {
   const targets = args.length > 0 ? [...new Set(args)] : [...TARGETS];
   const decoder = new TextDecoder();
 
-  await Deno.mkdir(new URL(`${DIST}/`, ROOT), { recursive: true });
+  const commit = await writeCommitFile(ROOT);
+  console.error(`compile: commit ${commit} (${COMMIT_FILE})`);
   for (const target of targets) {
     const output = new URL(`${DIST}/${binaryName(target)}`, ROOT);
     // A stale binary must not survive a failed build and be packaged.

@@ -1,5 +1,6 @@
-// `deno task package <version>`: turns the binaries `deno task compile` left in
-// dist/ into the release assets, in dist/release/:
+// `deno task package [--all] <version>`: turns the binaries `deno task compile`
+// (or the release workflow's per-target jobs) left in dist/ into the release
+// assets, in dist/release/:
 //
 //   tinyagent-<version>-<target>.tar.gz           the file `tinyagent` (mode 755) at the root
 //   tinyagent-<version>-x86_64-pc-windows-msvc.zip the file `tinyagent.exe`
@@ -7,7 +8,10 @@
 //   SHA256SUMS                                     `<sha256>  <file>` for each of the above, as sha256sum writes
 //
 // The version (`0.1.0` or `v0.1.0`) must be deno.json's: a tag builds the code it names.
-// dist/ is the one next to this script's deno.json, whatever the working directory.
+// With --all, every target's binary must be there (the release workflow uses it, so a
+// missing target fails the release instead of shipping without it); without it, the
+// binaries present are packaged. dist/ is the one next to this script's deno.json,
+// whatever the working directory.
 
 import { parseArgs } from "node:util";
 import { sha256 } from "@noble/hashes/sha2.js";
@@ -20,7 +24,7 @@ const INSTALL_SH = new URL("install.sh", ROOT);
 const DIST = new URL("dist/", ROOT);
 const RELEASE = new URL("release/", DIST);
 const STAGE = new URL(".package-stage/", DIST);
-const USAGE = "usage: deno task package <version>   (e.g. 0.1.0 or v0.1.0)";
+const USAGE = "usage: deno task package [--all] <version>   (e.g. 0.1.0 or v0.1.0)";
 
 export class PackageError extends Error {}
 
@@ -90,8 +94,8 @@ async function tool(program: string, args: string[], cwd: URL): Promise<string> 
   return decoder.decode(result.stdout);
 }
 
-/** Builds the release assets from the binaries in dist/; returns the asset names. */
-export async function packageRelease(versionArg: string): Promise<string[]> {
+/** Builds the release assets from the binaries in dist/ (with `all`, every target's); returns their names. */
+export async function packageRelease(versionArg: string, { all = false } = {}): Promise<string[]> {
   const version = normalizeVersion(versionArg);
   if (version !== config.version) {
     throw new PackageError(
@@ -103,6 +107,14 @@ export async function packageRelease(versionArg: string): Promise<string[]> {
   const present: string[] = [];
   for (const target of TARGETS) {
     if (await exists(new URL(binaryName(target), DIST))) present.push(target);
+  }
+  const missing = TARGETS.filter((target) => !present.includes(target));
+  if (all && missing.length > 0) {
+    throw new PackageError(
+      `--all: no binary for ${missing.join(", ")} in dist/ (expected ${
+        missing.map(binaryName).join(", ")
+      }); nothing was packaged`,
+    );
   }
   if (present.length === 0) {
     throw new PackageError(
@@ -159,7 +171,7 @@ async function main(args: string[]): Promise<number> {
   try {
     const { values, positionals } = parseArgs({
       args,
-      options: { help: { type: "boolean", short: "h" } },
+      options: { help: { type: "boolean", short: "h" }, all: { type: "boolean" } },
       allowPositionals: true,
       strict: true,
     });
@@ -168,7 +180,7 @@ async function main(args: string[]): Promise<number> {
       return 0;
     }
     if (positionals.length !== 1) throw new PackageError(`expected one version\n${USAGE}`);
-    await packageRelease(positionals[0]);
+    await packageRelease(positionals[0], { all: values.all });
     return 0;
   } catch (error) {
     if (error instanceof PackageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {

@@ -4,23 +4,42 @@
  * Run: deno test --allow-net=127.0.0.1 --allow-env --allow-run --allow-read --allow-write tests/install_test.ts
  *
  * Each installer run gets a fresh sandbox: HOME, TINYAGENT_INSTALL_DIR=<sandbox>/bin and an empty
- * TMPDIR (checked to be empty again afterwards), with a cleared environment and stdin closed.
+ * TMPDIR (checked to be empty again afterwards), with a cleared environment and stdin closed. Its
+ * PATH holds only links to the host tools the installer uses, after a directory for the fake `gh`
+ * and `ldd` a test asks for, so whether gh is "installed" is the test's choice, not the host's.
  */
 import assert from "node:assert/strict";
 import {
   assetName,
+  attestationApi,
   BROKEN_VERSION,
   buildFakeReleases,
+  bundleName,
   FAKE_LATEST,
-  type FakeReleases,
+  FAKE_REPO,
+  type FakeGhOptions,
   type FakeReleaseServer,
+  fakeVersionOutput,
   serveFakeReleases,
+  writeFakeGh,
+  writeFakeLdd,
 } from "./support/fake_releases.ts";
 
 const INSTALL_SH = new URL("../install.sh", import.meta.url).pathname;
 const REPO_ROOT = new URL("..", import.meta.url).pathname;
 const HOST_PATH = Deno.env.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin";
+const LINUX_X64 = "x86_64-unknown-linux-gnu";
+const ESC = "\x1b";
 const decoder = new TextDecoder();
+
+/** The host tools install.sh (and the fakes) may run; a run's PATH links to these and nothing else. */
+const BASE_TOOLS = [
+  ...["mktemp", "rm", "mkdir", "cp", "chmod", "mv", "tar", "gzip", "awk", "grep", "sed", "tail", "tr"],
+  "cat",
+];
+const HOST_TOOLS = [...BASE_TOOLS, "curl", "sha256sum", "shasum", "ldd", "uname", "sysctl"];
+
+const releases = await buildFakeReleases();
 
 function findOnPath(name: string, path = HOST_PATH): string | null {
   for (const dir of path.split(":")) {
@@ -55,6 +74,8 @@ interface Sandbox {
   home: string;
   bin: string;
   tmp: string;
+  /** First on the default PATH: where the fake gh and ldd go. */
+  fakes: string;
 }
 
 interface RunOptions {
@@ -66,6 +87,10 @@ interface RunOptions {
   /** Feed this to the shell's stdin and run `sh -s -- args` (the `curl … | sh` form). */
   stdinScript?: string;
   sandbox?: Sandbox;
+  /** Put a fake gh on the PATH (see writeFakeGh); without it there is no gh. */
+  gh?: Pick<FakeGhOptions, "loggedIn">;
+  /** Put a fake ldd on the PATH that answers as this libc's does (default: the host's ldd, if any). */
+  ldd?: "musl" | "glibc";
 }
 
 interface RunResult {
@@ -73,31 +98,40 @@ interface RunResult {
   stdout: string;
   stderr: string;
   sandbox: Sandbox;
+  /** The arguments of each run of the fake gh. */
+  ghCalls: string[];
 }
 
-const ESC = "\x1b";
+/** One test's temporary directory: sandboxes, tool directories; removed when the test ends. */
+class Harness implements AsyncDisposable {
+  #sandboxes = 0;
+  readonly tools: string;
 
-Deno.test("install.sh", async (t) => {
-  const root = await Deno.makeTempDir({ prefix: "tinyagent-install-test-" });
-  let releases: FakeReleases;
-  try {
-    releases = await buildFakeReleases();
-  } catch (e) {
-    await Deno.remove(root, { recursive: true });
-    throw e;
+  private constructor(readonly root: string) {
+    this.tools = `${root}/tools-host`;
   }
-  let sandboxCount = 0;
 
-  async function newSandbox(): Promise<Sandbox> {
-    const dir = `${root}/run-${++sandboxCount}`;
-    const sandbox = { home: dir, bin: `${dir}/bin`, tmp: `${dir}/tmp` };
+  static async create(): Promise<Harness> {
+    const harness = new Harness(await Deno.makeTempDir({ prefix: "tinyagent-install-test-" }));
+    await harness.toolDir("host", HOST_TOOLS);
+    return harness;
+  }
+
+  async [Symbol.asyncDispose]() {
+    await Deno.remove(this.root, { recursive: true });
+  }
+
+  async newSandbox(): Promise<Sandbox> {
+    const dir = `${this.root}/run-${++this.#sandboxes}`;
+    const sandbox = { home: dir, bin: `${dir}/bin`, tmp: `${dir}/tmp`, fakes: `${dir}/fakes` };
     await Deno.mkdir(sandbox.tmp, { recursive: true });
+    await Deno.mkdir(sandbox.fakes);
     return sandbox;
   }
 
   /** A directory of symlinks to the given host tools, for a PATH without some others. */
-  async function toolDir(name: string, tools: string[]): Promise<string> {
-    const dir = `${root}/tools-${name}`;
+  async toolDir(name: string, tools: string[]): Promise<string> {
+    const dir = `${this.root}/tools-${name}`;
     await Deno.mkdir(dir);
     for (const tool of tools) {
       const found = findOnPath(tool);
@@ -106,11 +140,14 @@ Deno.test("install.sh", async (t) => {
     return dir;
   }
 
-  async function install(server: FakeReleaseServer, opts: RunOptions = {}): Promise<RunResult> {
-    const sandbox = opts.sandbox ?? await newSandbox();
-    const env: Record<string, string> = {};
+  defaultPath(sandbox: Sandbox): string {
+    return `${sandbox.fakes}:${this.tools}`;
+  }
+
+  /** The installer's whole environment for a run against `server`. */
+  env(sandbox: Sandbox, server: FakeReleaseServer, extra: RunOptions["env"] = {}): Record<string, string> {
     const vars: Record<string, string | undefined> = {
-      PATH: HOST_PATH,
+      PATH: this.defaultPath(sandbox),
       HOME: sandbox.home,
       TMPDIR: sandbox.tmp,
       TINYAGENT_DOWNLOAD_URL: server.url,
@@ -118,9 +155,18 @@ Deno.test("install.sh", async (t) => {
       TINYAGENT_UNAME_S: "Linux",
       TINYAGENT_UNAME_M: "x86_64",
       CI: "true",
-      ...opts.env,
+      ...extra,
     };
+    const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(vars)) if (v !== undefined) env[k] = v;
+    return env;
+  }
+
+  async install(server: FakeReleaseServer, opts: RunOptions = {}): Promise<RunResult> {
+    const sandbox = opts.sandbox ?? await this.newSandbox();
+    const ghLog = `${sandbox.home}/gh-calls.log`;
+    if (opts.gh) await writeFakeGh(sandbox.fakes, { ...opts.gh, log: ghLog, api: attestationApi(releases) });
+    if (opts.ldd) await writeFakeLdd(sandbox.fakes, opts.ldd);
 
     const [shellName, ...shellArgs] = opts.shell ?? ["sh"];
     // Resolved on the host PATH, so a run's own PATH may leave out whatever it likes.
@@ -132,7 +178,7 @@ Deno.test("install.sh", async (t) => {
       : [...shellArgs, INSTALL_SH, ...(opts.args ?? [])];
     const child = new Deno.Command(shell, {
       args,
-      env,
+      env: this.env(sandbox, server, opts.env),
       clearEnv: true,
       cwd: sandbox.home,
       stdin: piped ? "piped" : "null",
@@ -145,359 +191,568 @@ Deno.test("install.sh", async (t) => {
       await writer.close();
     }
     const out = await child.output();
+    const ghCalls = await exists(ghLog) ? (await Deno.readTextFile(ghLog)).trimEnd().split("\n") : [];
     const result = {
       code: out.code,
       stdout: decoder.decode(out.stdout),
       stderr: decoder.decode(out.stderr),
       sandbox,
+      ghCalls,
     };
     // The download directory is always removed, whatever happened.
     assert.deepEqual(await listDir(sandbox.tmp), [], `temp files left behind:\n${result.stderr}`);
     return result;
   }
+}
 
-  function describe(r: RunResult): string {
-    return `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+/** A test with its own Harness, named after the behaviour it checks. */
+function installerTest(
+  name: string,
+  fn: (h: Harness) => Promise<void>,
+  options: { ignore?: boolean } = {},
+) {
+  Deno.test({
+    name: `install.sh: ${name}`,
+    ignore: options.ignore,
+    async fn() {
+      await using harness = await Harness.create();
+      await fn(harness);
+    },
+  });
+}
+
+function describe(r: RunResult): string {
+  return `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+}
+
+function assertOk(r: RunResult) {
+  assert.equal(r.code, 0, describe(r));
+}
+
+async function assertFailedCleanly(r: RunResult, message: RegExp) {
+  assert.notEqual(r.code, 0, describe(r));
+  assert.match(r.stderr, message, describe(r));
+  assert.equal(await exists(`${r.sandbox.bin}/tinyagent`), false, "nothing may be installed");
+  if (await exists(r.sandbox.bin)) assert.deepEqual(await listDir(r.sandbox.bin), []);
+}
+
+/** The first line of the installed binary's --version. */
+async function installedVersion(bin: string): Promise<string> {
+  const out = await new Deno.Command(`${bin}/tinyagent`, {
+    args: ["--version"],
+    stdin: "null",
+    stdout: "piped",
+    clearEnv: true,
+  }).output();
+  assert.ok(out.success, `${bin}/tinyagent --version failed`);
+  return decoder.decode(out.stdout).split("\n")[0];
+}
+
+function assetRequests(server: FakeReleaseServer): string[] {
+  return server.requests.filter((r) => r.endsWith(".tar.gz"));
+}
+
+/** stderr lines that tell how to verify the provenance by hand. */
+function byHandLines(r: RunResult): string[] {
+  return r.stderr.split("\n").filter((line) => line.includes("gh attestation verify"));
+}
+
+// --- what it installs, and where -----------------------------------------------------------------
+
+installerTest("installs the latest release", async (h) => {
+  await using server = serveFakeReleases(releases);
+  const r = await h.install(server);
+  assertOk(r);
+  assert.equal(await installedVersion(r.sandbox.bin), `tinyagent ${FAKE_LATEST}`);
+  const info = await Deno.stat(`${r.sandbox.bin}/tinyagent`);
+  assert.equal(info.mode! & 0o777, 0o755);
+  assert.deepEqual(server.requests.filter((r) => !r.startsWith("/tag/")), [
+    "/latest",
+    `/download/v${FAKE_LATEST}/${assetName(FAKE_LATEST, LINUX_X64)}`,
+    `/download/v${FAKE_LATEST}/SHA256SUMS`,
+  ]);
+
+  const path = `${r.sandbox.bin}/tinyagent`;
+  // PATH advice: the install dir is not on PATH.
+  assert.match(r.stdout, /is not on your PATH/);
+  assert.ok(r.stdout.includes('export PATH="$HOME/bin:$PATH"'), r.stdout);
+  // Hermes config.
+  assert.ok(
+    r.stdout.includes(
+      [
+        "mcp_servers:",
+        "  tiny:",
+        `    command: ${path}`,
+        '    args: ["mcp", "--relay", "https://relay.example.test"]',
+        "    env:",
+        '      TINY_PRIVATE_KEY: "${TINY_PRIVATE_KEY}"',
+      ].join("\n"),
+    ),
+    r.stdout,
+  );
+  assert.ok(r.stdout.includes(`${path} keygen >> ~/.hermes/.env`), r.stdout);
+  // Finishes with the installed binary's --version, all of it.
+  assert.ok(r.stdout.endsWith(`\n${fakeVersionOutput(FAKE_LATEST, LINUX_X64)}`), r.stdout);
+  // Progress goes to stderr, and no colour without a terminal.
+  assert.match(r.stderr, /checksum verified/);
+  assert.ok(!r.stdout.includes("checksum verified"));
+  assert.ok(!r.stdout.includes(ESC) && !r.stderr.includes(ESC), "no colour codes");
+});
+
+installerTest("defaults to $HOME/.local/bin", async (h) => {
+  await using server = serveFakeReleases(releases);
+  const r = await h.install(server, { env: { TINYAGENT_INSTALL_DIR: undefined } });
+  assertOk(r);
+  assert.equal(await installedVersion(`${r.sandbox.home}/.local/bin`), `tinyagent ${FAKE_LATEST}`);
+  assert.ok(r.stdout.includes('export PATH="$HOME/.local/bin:$PATH"'), r.stdout);
+});
+
+installerTest("reinstalling replaces the old copy atomically", async (h) => {
+  await using server = serveFakeReleases(releases);
+  const sandbox = await h.newSandbox();
+  await Deno.mkdir(sandbox.bin);
+  await Deno.writeTextFile(`${sandbox.bin}/tinyagent`, "#!/bin/sh\necho old\n", { mode: 0o555 });
+  await Deno.writeTextFile(`${sandbox.bin}/other-tool`, "keep me\n");
+
+  const old = await h.install(server, { sandbox, args: ["v1.2.3"] });
+  assertOk(old);
+  assert.equal(await installedVersion(sandbox.bin), "tinyagent 1.2.3");
+  const upgrade = await h.install(server, { sandbox });
+  assertOk(upgrade);
+  assert.equal(await installedVersion(sandbox.bin), `tinyagent ${FAKE_LATEST}`);
+  assert.ok((await Deno.readTextFile(`${sandbox.bin}/tinyagent`)).includes(FAKE_LATEST));
+  assert.equal((await Deno.stat(`${sandbox.bin}/tinyagent`)).mode! & 0o777, 0o755);
+  // No temp copies left next to it, and other files untouched.
+  assert.deepEqual(await listDir(sandbox.bin), ["other-tool", "tinyagent"]);
+  assert.equal(await Deno.readTextFile(`${sandbox.bin}/other-tool`), "keep me\n");
+});
+
+installerTest("a failing `tinyagent --version` after installing is an error", async (h) => {
+  await using server = serveFakeReleases(releases);
+  const r = await h.install(server, { args: [`v${BROKEN_VERSION}`] });
+  assert.notEqual(r.code, 0, describe(r));
+  assert.match(r.stderr, /--version' failed: tinyagent: cannot start \(fake failure\)/);
+  assert.ok(!r.stdout.includes("mcp_servers:"), "no success summary after a failed check");
+});
+
+// --- PATH advice, and the profile it never edits -------------------------------------------------
+
+installerTest("no PATH advice when the install dir is already on PATH", async (h) => {
+  await using server = serveFakeReleases(releases);
+  const sandbox = await h.newSandbox();
+  const r = await h.install(server, { sandbox, env: { PATH: `${sandbox.bin}:${h.defaultPath(sandbox)}` } });
+  assertOk(r);
+  assert.ok(!r.stdout.includes("is not on your PATH"), r.stdout);
+  assert.match(r.stdout, /mcp_servers:/);
+});
+
+installerTest(
+  "TINYAGENT_NO_MODIFY_PATH=1 prints no PATH advice; no shell profile is ever edited",
+  async (h) => {
+    await using server = serveFakeReleases(releases);
+    const profiles = [".profile", ".bashrc", ".bash_profile", ".zshrc", ".config/fish/config.fish"];
+    for (const [value, advice] of [["1", false], ["yes", false], ["0", true], ["", true]] as const) {
+      const sandbox = await h.newSandbox();
+      await Deno.mkdir(`${sandbox.home}/.config/fish`, { recursive: true });
+      for (const profile of profiles) await Deno.writeTextFile(`${sandbox.home}/${profile}`, "# mine\n");
+      const r = await h.install(server, { sandbox, env: { TINYAGENT_NO_MODIFY_PATH: value } });
+      assertOk(r);
+      assert.equal(r.stdout.includes("is not on your PATH"), advice, `${JSON.stringify(value)}: ${r.stdout}`);
+      assert.equal(r.stdout.includes("export PATH="), advice, r.stdout);
+      // The rest of the summary is still there.
+      assert.match(r.stdout, /mcp_servers:/);
+      for (const profile of profiles) {
+        assert.equal(await Deno.readTextFile(`${sandbox.home}/${profile}`), "# mine\n", profile);
+      }
+      // The binary is the one file written.
+      assert.deepEqual(await listDir(sandbox.bin), ["tinyagent"]);
+    }
+  },
+);
+
+// --- versions ------------------------------------------------------------------------------------
+
+installerTest("pins a version given as an argument (v1.2.3 and 1.2.3)", async (h) => {
+  for (const arg of ["v1.2.3", "1.2.3"]) {
+    await using server = serveFakeReleases(releases);
+    const r = await h.install(server, { args: [arg], env: { TINYAGENT_VERSION: "1.3.0" } });
+    assertOk(r);
+    assert.equal(await installedVersion(r.sandbox.bin), "tinyagent 1.2.3");
+    assert.ok(!server.requests.includes("/latest"), "no latest lookup for a pinned version");
+    assert.deepEqual(assetRequests(server), [`/download/v1.2.3/${assetName("1.2.3", LINUX_X64)}`]);
   }
+});
 
-  function assertOk(r: RunResult) {
-    assert.equal(r.code, 0, describe(r));
+installerTest("pins a version from TINYAGENT_VERSION", async (h) => {
+  for (const version of ["v1.2.3", "1.2.3"]) {
+    await using server = serveFakeReleases(releases);
+    const r = await h.install(server, { env: { TINYAGENT_VERSION: version } });
+    assertOk(r);
+    assert.equal(await installedVersion(r.sandbox.bin), "tinyagent 1.2.3");
+    assert.ok(!server.requests.includes("/latest"));
   }
+});
 
-  async function assertFailedCleanly(r: RunResult, message: RegExp) {
-    assert.notEqual(r.code, 0, describe(r));
-    assert.match(r.stderr, message, describe(r));
-    assert.equal(await exists(`${r.sandbox.bin}/tinyagent`), false, "nothing may be installed");
-    if (await exists(r.sandbox.bin)) assert.deepEqual(await listDir(r.sandbox.bin), []);
+installerTest("rejects something that is not a version, an unknown option, or two arguments", async (h) => {
+  await using server = serveFakeReleases(releases);
+  for (const bad of ["1.2", "latest", "v1.2.3/../x", "1.2.3; true"]) {
+    await assertFailedCleanly(await h.install(server, { args: [bad] }), /not a version/);
   }
+  await assertFailedCleanly(await h.install(server, { args: ["--force"] }), /unknown option: --force/);
+  await assertFailedCleanly(await h.install(server, { args: ["v1.2.3", "v1.3.0"] }), /at most one argument/);
+  assert.deepEqual(server.requests, []);
+});
 
-  async function installedVersion(bin: string): Promise<string> {
-    const out = await new Deno.Command(`${bin}/tinyagent`, {
-      args: ["--version"],
+// --- how it is run -------------------------------------------------------------------------------
+
+installerTest("works piped into `sh -s -- v1.2.3`, as with curl | sh", async (h) => {
+  const script = await Deno.readTextFile(INSTALL_SH);
+  await using server = serveFakeReleases(releases);
+  const pinned = await h.install(server, { stdinScript: script, args: ["v1.2.3"] });
+  assertOk(pinned);
+  assert.equal(await installedVersion(pinned.sandbox.bin), "tinyagent 1.2.3");
+  const latest = await h.install(server, { stdinScript: script });
+  assertOk(latest);
+  assert.equal(await installedVersion(latest.sandbox.bin), `tinyagent ${FAKE_LATEST}`);
+});
+
+installerTest("a cut-off download of the script does nothing", async (h) => {
+  const script = await Deno.readTextFile(INSTALL_SH);
+  const lastLine = script.lastIndexOf('main "$@"');
+  assert.ok(lastLine > 0);
+  const cuts = [0.1, 0.3, 0.5, 0.7, 0.9].map((f) => Math.floor(script.length * f));
+  cuts.push(lastLine, lastLine + 3);
+  await using server = serveFakeReleases(releases);
+  for (const cut of cuts) {
+    const r = await h.install(server, { stdinScript: script.slice(0, cut) });
+    assert.equal(await exists(r.sandbox.bin), false, `cut at ${cut}: ${describe(r)}`);
+  }
+  assert.deepEqual(server.requests, []);
+});
+
+installerTest("an interrupted download (SIGTERM) leaves no temp files", async (h) => {
+  await using server = serveFakeReleases(releases, { stallAssets: true });
+  const sandbox = await h.newSandbox();
+  const child = new Deno.Command(findOnPath("sh")!, {
+    args: [INSTALL_SH],
+    clearEnv: true,
+    env: h.env(sandbox, server),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  await server.waitForRequest(".tar.gz");
+  assert.equal((await listDir(sandbox.tmp)).length, 1, "the download dir exists mid-download");
+  child.kill("SIGTERM");
+  // The shell runs its trap once the foreground download returns.
+  server.release();
+  const out = await child.output();
+  // install.sh's TERM trap exits with 128 + 15.
+  assert.equal(out.code, 143, decoder.decode(out.stderr));
+  assert.deepEqual(await listDir(sandbox.tmp), []);
+  assert.equal(await exists(`${sandbox.bin}/tinyagent`), false);
+});
+
+installerTest("runs under every POSIX shell available (dash, sh, bash --posix, busybox sh)", async (h) => {
+  const shells: string[][] = [["dash"], ["sh"], ["bash", "--posix"], ["busybox", "sh"]]
+    .filter(([cmd]) => findOnPath(cmd) !== null);
+  assert.ok(shells.length > 0);
+  await using server = serveFakeReleases(releases);
+  for (const shell of shells) {
+    const r = await h.install(server, { shell, gh: {} });
+    assert.equal(r.code, 0, `${shell.join(" ")}: ${describe(r)}`);
+    assert.equal(await installedVersion(r.sandbox.bin), `tinyagent ${FAKE_LATEST}`);
+    assert.match(r.stderr, /build provenance verified/);
+    const bad = await h.install(server, { shell, env: { TINYAGENT_UNAME_S: "FreeBSD" } });
+    await assertFailedCleanly(bad, /unsupported platform: FreeBSD\/x86_64/);
+    const uninstalled = await h.install(server, { shell, sandbox: r.sandbox, args: ["--uninstall"] });
+    assertOk(uninstalled);
+    assert.equal(await exists(`${r.sandbox.bin}/tinyagent`), false);
+  }
+});
+
+// --- the checksum --------------------------------------------------------------------------------
+
+installerTest("a checksum mismatch installs nothing", async (h) => {
+  await using server = serveFakeReleases(releases, { corruptChecksum: true });
+  const r = await h.install(server, { gh: {} });
+  await assertFailedCleanly(r, /checksum mismatch/);
+  assert.match(r.stderr, new RegExp(assetName(FAKE_LATEST, LINUX_X64)));
+  assert.deepEqual(r.ghCalls, [], "the checksum is checked first");
+});
+
+installerTest("a missing SHA256SUMS installs nothing", async (h) => {
+  await using server = serveFakeReleases(releases, { dropSums: true });
+  const r = await h.install(server);
+  await assertFailedCleanly(r, /SHA256SUMS/);
+  assert.match(r.stderr, /cannot be checked/);
+});
+
+installerTest("a SHA256SUMS without the asset's line installs nothing", async (h) => {
+  await using server = serveFakeReleases(releases, { dropLines: true });
+  const r = await h.install(server, { args: ["1.2.3"] });
+  await assertFailedCleanly(r, /no checksum for tinyagent-1\.2\.3-x86_64-unknown-linux-gnu\.tar\.gz/);
+});
+
+// --- build provenance: gh attestation verify -----------------------------------------------------
+
+installerTest("with gh, a release whose attestation matches installs, and says so", async (h) => {
+  await using server = serveFakeReleases(releases);
+  const r = await h.install(server, { gh: {} });
+  assertOk(r);
+  assert.equal(await installedVersion(r.sandbox.bin), `tinyagent ${FAKE_LATEST}`);
+  assert.doesNotMatch(r.stderr, /^ {2}gh: /m, "gh's output is shown only when it fails");
+  // gh checks the downloaded archive against the bundle the release carries, for the default repository.
+  assert.equal(r.ghCalls.length, 1, describe(r));
+  assert.match(
+    r.ghCalls[0],
+    new RegExp(
+      `^attestation verify \\S+/${assetName(FAKE_LATEST, LINUX_X64)} --repo ${FAKE_REPO} ` +
+        `--bundle \\S+/${bundleName(FAKE_LATEST)}$`,
+    ),
+  );
+  assert.ok(server.requests.includes(`/download/v${FAKE_LATEST}/${bundleName(FAKE_LATEST)}`));
+  assert.match(
+    r.stderr,
+    new RegExp(`build provenance verified: .* built by ${FAKE_REPO}'s release workflow`),
+  );
+  assert.deepEqual(byHandLines(r), [], "nothing to do by hand");
+});
+
+installerTest("with gh and no bundle in the release (a mirror), gh asks GitHub's API", async (h) => {
+  await using server = serveFakeReleases(releases, { dropBundle: true });
+  const r = await h.install(server, { gh: {} });
+  assertOk(r);
+  assert.equal(r.ghCalls.length, 1);
+  assert.match(r.ghCalls[0], new RegExp(`--repo ${FAKE_REPO}$`));
+  assert.match(r.stderr, /build provenance verified/);
+});
+
+installerTest("a failing `gh attestation verify` installs nothing", async (h) => {
+  const cases: [string, Parameters<typeof serveFakeReleases>[1], RunOptions, RegExp][] = [
+    // Archive and SHA256SUMS both replaced: the checksum passes, the attestation does not.
+    ["a forged archive with a matching SHA256SUMS", { forgeArchives: true }, { gh: {} }, /tampered/],
+    // The attestation names tinyagent/tinyagent, not the repository asked for.
+    ["another repository", {}, { gh: {}, env: { TINYAGENT_REPO: "someone/else" } }, /someone\/else/],
+    // Nothing attests anything when gh cannot ask GitHub.
+    ["gh logged out, no bundle", { dropBundle: true }, { gh: { loggedIn: false } }, /gh auth login/],
+  ];
+  for (const [what, serve, run, message] of cases) {
+    await using server = serveFakeReleases(releases, serve);
+    const r = await h.install(server, run);
+    await assertFailedCleanly(r, /gh attestation verify could not confirm/);
+    assert.match(r.stderr, message, `${what}: ${describe(r)}`);
+    assert.match(r.stderr, /Nothing was installed/, what);
+    assert.match(r.stderr, /checksum verified/, `${what}: the checksum passed first`);
+    assert.match(r.stderr, /^ {2}gh: /m, `${what}: gh's own words are shown`);
+    assert.equal(r.ghCalls.length, 1, what);
+    assert.ok(!r.stdout.includes("mcp_servers:"), what);
+  }
+});
+
+installerTest(
+  "without gh: installs on the checksum alone and says in one line how to verify by hand",
+  async (h) => {
+    await using server = serveFakeReleases(releases);
+    const r = await h.install(server);
+    assertOk(r);
+    assert.equal(await installedVersion(r.sandbox.bin), `tinyagent ${FAKE_LATEST}`);
+    const asset = assetName(FAKE_LATEST, LINUX_X64);
+    assert.deepEqual(byHandLines(r).length, 1, r.stderr);
+    assert.match(byHandLines(r)[0], /gh is not installed, so the build provenance .* was not verified/);
+    assert.ok(byHandLines(r)[0].endsWith(`: gh attestation verify ${asset} --repo ${FAKE_REPO}`));
+    assert.ok(!server.requests.some((path) => path.endsWith(".jsonl")), "no bundle fetched for nothing");
+  },
+);
+
+installerTest("TINYAGENT_SKIP_ATTESTATION=1 skips gh, and says so in one line", async (h) => {
+  await using server = serveFakeReleases(releases, { forgeArchives: true });
+  const r = await h.install(server, { gh: {}, env: { TINYAGENT_SKIP_ATTESTATION: "1" } });
+  assertOk(r);
+  assert.deepEqual(r.ghCalls, []);
+  assert.equal(byHandLines(r).length, 1, r.stderr);
+  assert.match(byHandLines(r)[0], /warning: TINYAGENT_SKIP_ATTESTATION is set/);
+  // 0 means "not set": gh verifies, and the forged archive is refused.
+  await assertFailedCleanly(
+    await h.install(server, { gh: {}, env: { TINYAGENT_SKIP_ATTESTATION: "0" } }),
+    /could not confirm/,
+  );
+});
+
+installerTest("TINYAGENT_REPO must be owner/name", async (h) => {
+  await using server = serveFakeReleases(releases);
+  for (const bad of ["tinyagent", "a/b/c", "/b", "a/", "a/b c", "a/$(x)"]) {
+    const r = await h.install(server, { env: { TINYAGENT_REPO: bad } });
+    await assertFailedCleanly(r, /TINYAGENT_REPO is '.*', not a GitHub owner\/name/);
+  }
+  assert.deepEqual(server.requests, []);
+});
+
+// --- the mirror override -------------------------------------------------------------------------
+
+installerTest("TINYAGENT_DOWNLOAD_URL: every download, bundle included, comes from the mirror", async (h) => {
+  await using server = serveFakeReleases(releases);
+  const r = await h.install(server, { gh: {}, env: { TINYAGENT_DOWNLOAD_URL: `${server.url}//` } });
+  assertOk(r);
+  assert.deepEqual(server.requests.filter((r) => !r.startsWith("/tag/")), [
+    "/latest",
+    `/download/v${FAKE_LATEST}/${assetName(FAKE_LATEST, LINUX_X64)}`,
+    `/download/v${FAKE_LATEST}/SHA256SUMS`,
+    `/download/v${FAKE_LATEST}/${bundleName(FAKE_LATEST)}`,
+  ]);
+  // The attestation still has to name the GitHub repository, wherever the bytes came from.
+  assert.match(r.ghCalls[0], new RegExp(`--repo ${FAKE_REPO} `));
+});
+
+// --- platforms -----------------------------------------------------------------------------------
+
+installerTest("an unsupported platform is refused with the releases page", async (h) => {
+  await using server = serveFakeReleases(releases);
+  for (const [os, arch] of [["FreeBSD", "amd64"], ["Linux", "riscv64"], ["MINGW64_NT-10.0", "x86_64"]]) {
+    const r = await h.install(server, { env: { TINYAGENT_UNAME_S: os, TINYAGENT_UNAME_M: arch } });
+    await assertFailedCleanly(r, new RegExp(`unsupported platform: ${os}/${arch}`));
+    assert.ok(r.stderr.includes(server.url), r.stderr);
+  }
+  assert.deepEqual(server.requests, []);
+});
+
+installerTest("a musl Linux is refused before anything is downloaded", async (h) => {
+  await using server = serveFakeReleases(releases);
+  for (const arch of ["x86_64", "aarch64"]) {
+    const r = await h.install(server, { ldd: "musl", env: { TINYAGENT_UNAME_M: arch } });
+    await assertFailedCleanly(r, /this Linux uses musl libc .* need glibc: Deno publishes glibc builds only/);
+    assert.match(r.stderr, /nothing was installed/);
+  }
+  assert.deepEqual(server.requests, []);
+  // glibc's ldd, and macOS (where ldd is not asked), install.
+  assertOk(await h.install(server, { ldd: "glibc" }));
+  assertOk(
+    await h.install(server, {
+      ldd: "musl",
+      env: { TINYAGENT_UNAME_S: "Darwin", TINYAGENT_UNAME_M: "arm64" },
+    }),
+  );
+});
+
+installerTest("picks the asset for each OS and architecture", async (h) => {
+  const cases: [Record<string, string>, string][] = [
+    [{ TINYAGENT_UNAME_S: "Linux", TINYAGENT_UNAME_M: "x86_64" }, LINUX_X64],
+    [{ TINYAGENT_UNAME_S: "Linux", TINYAGENT_UNAME_M: "amd64" }, LINUX_X64],
+    [{ TINYAGENT_UNAME_S: "Linux", TINYAGENT_UNAME_M: "aarch64" }, "aarch64-unknown-linux-gnu"],
+    [{ TINYAGENT_UNAME_S: "Linux", TINYAGENT_UNAME_M: "arm64" }, "aarch64-unknown-linux-gnu"],
+    [{ TINYAGENT_UNAME_S: "Darwin", TINYAGENT_UNAME_M: "arm64" }, "aarch64-apple-darwin"],
+    [
+      { TINYAGENT_UNAME_S: "Darwin", TINYAGENT_UNAME_M: "x86_64", TINYAGENT_PROC_TRANSLATED: "0" },
+      "x86_64-apple-darwin",
+    ],
+  ];
+  for (const [env, target] of cases) {
+    await using server = serveFakeReleases(releases);
+    const r = await h.install(server, { args: ["1.2.3"], env });
+    assertOk(r);
+    assert.deepEqual(assetRequests(server), [`/download/v1.2.3/${assetName("1.2.3", target)}`]);
+    const installed = await Deno.readTextFile(`${r.sandbox.bin}/tinyagent`);
+    assert.ok(installed.includes(`for ${target}`), `${JSON.stringify(env)}: ${installed}`);
+  }
+});
+
+installerTest("Darwin x86_64 under Rosetta installs the arm64 build", async (h) => {
+  await using server = serveFakeReleases(releases);
+  const r = await h.install(server, {
+    env: { TINYAGENT_UNAME_S: "Darwin", TINYAGENT_UNAME_M: "x86_64", TINYAGENT_PROC_TRANSLATED: "1" },
+  });
+  assertOk(r);
+  assert.deepEqual(assetRequests(server), [
+    `/download/v${FAKE_LATEST}/${assetName(FAKE_LATEST, "aarch64-apple-darwin")}`,
+  ]);
+  assert.match(r.stderr, /Rosetta/);
+});
+
+// --- the tools it needs --------------------------------------------------------------------------
+
+installerTest("no sha256sum or shasum: aborts before downloading", async (h) => {
+  const tools = await h.toolDir("no-sha", [...BASE_TOOLS, "curl"]);
+  await using server = serveFakeReleases(releases);
+  const r = await h.install(server, { env: { PATH: tools } });
+  await assertFailedCleanly(r, /neither sha256sum nor shasum/);
+  assert.deepEqual(server.requests, []);
+});
+
+installerTest("falls back to wget when curl is missing", async (h) => {
+  const tools = await h.toolDir("wget", [...BASE_TOOLS, "sha256sum", "wget"]);
+  await using server = serveFakeReleases(releases);
+  const r = await h.install(server, { env: { PATH: tools } });
+  assertOk(r);
+  assert.equal(await installedVersion(r.sandbox.bin), `tinyagent ${FAKE_LATEST}`);
+  assert.ok(server.requests.includes("/latest"));
+  assert.ok(server.userAgents.length > 0 && server.userAgents.every((ua) => /wget/i.test(ua)));
+
+  await using broken = serveFakeReleases(releases, { corruptChecksum: true });
+  await assertFailedCleanly(await h.install(broken, { env: { PATH: tools } }), /checksum mismatch/);
+}, { ignore: findOnPath("wget") === null });
+
+// --- uninstall -----------------------------------------------------------------------------------
+
+installerTest("--uninstall removes the binary, and only it; again, there is nothing to remove", async (h) => {
+  await using server = serveFakeReleases(releases);
+  const sandbox = await h.newSandbox();
+  await Deno.mkdir(sandbox.bin);
+  await Deno.writeTextFile(`${sandbox.bin}/other-tool`, "keep me\n");
+  assertOk(await h.install(server, { sandbox }));
+  const requests = server.requests.length;
+
+  const removed = await h.install(server, { sandbox, args: ["--uninstall"] });
+  assertOk(removed);
+  assert.equal(removed.stdout.split("\n")[0], `removed ${sandbox.bin}/tinyagent`);
+  assert.match(removed.stdout, /writes nothing else/);
+  assert.deepEqual(await listDir(sandbox.bin), ["other-tool"]);
+
+  const again = await h.install(server, { sandbox, args: ["--uninstall"] });
+  assertOk(again);
+  assert.match(again.stdout, /tinyagent is not installed in .*, so nothing was removed/);
+  assert.equal(server.requests.length, requests, "uninstalling downloads nothing");
+});
+
+installerTest("--uninstall finds the default directory, and refuses to remove a directory", async (h) => {
+  await using server = serveFakeReleases(releases);
+  const sandbox = await h.newSandbox();
+  const defaults = { TINYAGENT_INSTALL_DIR: undefined };
+  assertOk(await h.install(server, { sandbox, env: defaults }));
+  const removed = await h.install(server, { sandbox, env: defaults, args: ["--uninstall"] });
+  assertOk(removed);
+  assert.deepEqual(await listDir(`${sandbox.home}/.local/bin`), []);
+
+  await Deno.mkdir(`${sandbox.bin}/tinyagent`, { recursive: true });
+  const refused = await h.install(server, { sandbox, args: ["--uninstall"] });
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr, /is a directory, not tinyagent; nothing was removed/);
+  assert.ok(await exists(`${sandbox.bin}/tinyagent`));
+});
+
+// --- lint ----------------------------------------------------------------------------------------
+
+const shellcheck = findOnPath("shellcheck");
+const inCI = Boolean(Deno.env.get("CI"));
+if (shellcheck === null && !inCI) {
+  console.warn("note: shellcheck is not installed, so the shellcheck test is ignored");
+}
+Deno.test({
+  name: "install.sh: shellcheck reports nothing",
+  ignore: shellcheck === null && !inCI,
+  fn: async () => {
+    assert.ok(
+      shellcheck !== null,
+      "shellcheck is not installed but CI is set; install it (apt-get install -y shellcheck)",
+    );
+    const out = await new Deno.Command(shellcheck, {
+      args: ["install.sh"],
+      cwd: REPO_ROOT,
       stdin: "null",
       stdout: "piped",
-      clearEnv: true,
+      stderr: "piped",
     }).output();
-    assert.ok(out.success, `${bin}/tinyagent --version failed`);
-    return decoder.decode(out.stdout).trim();
-  }
-
-  function assetRequests(server: FakeReleaseServer): string[] {
-    return server.requests.filter((r) => r.endsWith(".tar.gz"));
-  }
-
-  try {
-    await t.step("installs the latest release", async () => {
-      await using server = serveFakeReleases(releases);
-      const r = await install(server);
-      assertOk(r);
-      assert.equal(await installedVersion(r.sandbox.bin), `tinyagent ${FAKE_LATEST}`);
-      const info = await Deno.stat(`${r.sandbox.bin}/tinyagent`);
-      assert.equal(info.mode! & 0o777, 0o755);
-      assert.deepEqual(server.requests.filter((r) => !r.startsWith("/tag/")), [
-        "/latest",
-        `/download/v${FAKE_LATEST}/${assetName(FAKE_LATEST, "x86_64-unknown-linux-gnu")}`,
-        `/download/v${FAKE_LATEST}/SHA256SUMS`,
-      ]);
-
-      const path = `${r.sandbox.bin}/tinyagent`;
-      // PATH advice: the install dir is not on PATH.
-      assert.match(r.stdout, /is not on your PATH/);
-      assert.ok(r.stdout.includes('export PATH="$HOME/bin:$PATH"'), r.stdout);
-      // Hermes config.
-      assert.ok(
-        r.stdout.includes(
-          [
-            "mcp_servers:",
-            "  tiny:",
-            `    command: ${path}`,
-            '    args: ["mcp", "--relay", "https://relay.example.test"]',
-            "    env:",
-            '      TINY_PRIVATE_KEY: "${TINY_PRIVATE_KEY}"',
-          ].join("\n"),
-        ),
-        r.stdout,
-      );
-      assert.ok(r.stdout.includes(`${path} keygen >> ~/.hermes/.env`), r.stdout);
-      // Finishes with the installed binary's --version.
-      assert.equal(r.stdout.trimEnd().split("\n").at(-1), `tinyagent ${FAKE_LATEST}`);
-      // Progress goes to stderr, and no colour without a terminal.
-      assert.match(r.stderr, /checksum verified/);
-      assert.ok(!r.stdout.includes("checksum verified"));
-      assert.ok(!r.stdout.includes(ESC) && !r.stderr.includes(ESC), "no colour codes");
-    });
-
-    await t.step("no PATH advice when the install dir is already on PATH", async () => {
-      await using server = serveFakeReleases(releases);
-      const sandbox = await newSandbox();
-      const r = await install(server, { sandbox, env: { PATH: `${sandbox.bin}:${HOST_PATH}` } });
-      assertOk(r);
-      assert.ok(!r.stdout.includes("is not on your PATH"), r.stdout);
-      assert.match(r.stdout, /mcp_servers:/);
-    });
-
-    await t.step("defaults to $HOME/.local/bin", async () => {
-      await using server = serveFakeReleases(releases);
-      const r = await install(server, { env: { TINYAGENT_INSTALL_DIR: undefined } });
-      assertOk(r);
-      assert.equal(await installedVersion(`${r.sandbox.home}/.local/bin`), `tinyagent ${FAKE_LATEST}`);
-      assert.ok(r.stdout.includes('export PATH="$HOME/.local/bin:$PATH"'), r.stdout);
-    });
-
-    await t.step("pins a version given as an argument (v1.2.3 and 1.2.3)", async () => {
-      for (const arg of ["v1.2.3", "1.2.3"]) {
-        await using server = serveFakeReleases(releases);
-        const r = await install(server, { args: [arg], env: { TINYAGENT_VERSION: "1.3.0" } });
-        assertOk(r);
-        assert.equal(await installedVersion(r.sandbox.bin), "tinyagent 1.2.3");
-        assert.ok(!server.requests.includes("/latest"), "no latest lookup for a pinned version");
-        assert.deepEqual(assetRequests(server), [
-          `/download/v1.2.3/${assetName("1.2.3", "x86_64-unknown-linux-gnu")}`,
-        ]);
-      }
-    });
-
-    await t.step("pins a version from TINYAGENT_VERSION", async () => {
-      for (const version of ["v1.2.3", "1.2.3"]) {
-        await using server = serveFakeReleases(releases);
-        const r = await install(server, { env: { TINYAGENT_VERSION: version } });
-        assertOk(r);
-        assert.equal(await installedVersion(r.sandbox.bin), "tinyagent 1.2.3");
-        assert.ok(!server.requests.includes("/latest"));
-      }
-    });
-
-    await t.step("rejects something that is not a version", async () => {
-      await using server = serveFakeReleases(releases);
-      for (const bad of ["1.2", "latest", "v1.2.3/../x", "1.2.3; true"]) {
-        const r = await install(server, { args: [bad] });
-        await assertFailedCleanly(r, /not a version/);
-      }
-      assert.deepEqual(server.requests, []);
-    });
-
-    await t.step("works piped into `sh -s -- v1.2.3`, as with curl | sh", async () => {
-      const script = await Deno.readTextFile(INSTALL_SH);
-      await using server = serveFakeReleases(releases);
-      const pinned = await install(server, { stdinScript: script, args: ["v1.2.3"] });
-      assertOk(pinned);
-      assert.equal(await installedVersion(pinned.sandbox.bin), "tinyagent 1.2.3");
-      const latest = await install(server, { stdinScript: script });
-      assertOk(latest);
-      assert.equal(await installedVersion(latest.sandbox.bin), `tinyagent ${FAKE_LATEST}`);
-    });
-
-    await t.step("a cut-off download of the script does nothing", async () => {
-      const script = await Deno.readTextFile(INSTALL_SH);
-      const lastLine = script.lastIndexOf('main "$@"');
-      assert.ok(lastLine > 0);
-      const cuts = [0.1, 0.3, 0.5, 0.7, 0.9].map((f) => Math.floor(script.length * f));
-      cuts.push(lastLine, lastLine + 3);
-      await using server = serveFakeReleases(releases);
-      for (const cut of cuts) {
-        const r = await install(server, { stdinScript: script.slice(0, cut) });
-        assert.equal(await exists(r.sandbox.bin), false, `cut at ${cut}: ${describe(r)}`);
-      }
-      assert.deepEqual(server.requests, []);
-    });
-
-    await t.step("a checksum mismatch installs nothing", async () => {
-      await using server = serveFakeReleases(releases, { corruptChecksum: true });
-      const r = await install(server);
-      await assertFailedCleanly(r, /checksum mismatch/);
-      assert.match(r.stderr, new RegExp(assetName(FAKE_LATEST, "x86_64-unknown-linux-gnu")));
-    });
-
-    await t.step("a missing SHA256SUMS installs nothing", async () => {
-      await using server = serveFakeReleases(releases, { dropSums: true });
-      const r = await install(server);
-      await assertFailedCleanly(r, /SHA256SUMS/);
-      assert.match(r.stderr, /cannot be checked/);
-    });
-
-    await t.step("a SHA256SUMS without the asset's line installs nothing", async () => {
-      await using server = serveFakeReleases(releases, { dropLines: true });
-      const r = await install(server, { args: ["1.2.3"] });
-      await assertFailedCleanly(r, /no checksum for tinyagent-1\.2\.3-x86_64-unknown-linux-gnu\.tar\.gz/);
-    });
-
-    await t.step("a failing `tinyagent --version` after installing is an error", async () => {
-      await using server = serveFakeReleases(releases);
-      const r = await install(server, { args: [`v${BROKEN_VERSION}`] });
-      assert.notEqual(r.code, 0, describe(r));
-      assert.match(r.stderr, /--version' failed: tinyagent: cannot start \(fake failure\)/);
-      assert.ok(!r.stdout.includes("mcp_servers:"), "no success summary after a failed check");
-    });
-
-    await t.step("no sha256sum or shasum: aborts before downloading", async () => {
-      const tools = await toolDir("no-sha", [
-        ...["mktemp", "rm", "mkdir", "cp", "chmod", "mv", "tar", "gzip", "awk", "grep", "sed"],
-        ...["tail", "tr", "cat", "curl"],
-      ]);
-      await using server = serveFakeReleases(releases);
-      const r = await install(server, { env: { PATH: tools } });
-      await assertFailedCleanly(r, /neither sha256sum nor shasum/);
-      assert.deepEqual(server.requests, []);
-    });
-
-    await t.step({
-      name: "falls back to wget when curl is missing",
-      ignore: findOnPath("wget") === null,
-      fn: async () => {
-        const tools = await toolDir("wget", [
-          ...["mktemp", "rm", "mkdir", "cp", "chmod", "mv", "tar", "gzip", "awk", "grep", "sed"],
-          ...["tail", "tr", "cat", "sha256sum", "wget"],
-        ]);
-        await using server = serveFakeReleases(releases);
-        const r = await install(server, { env: { PATH: tools } });
-        assertOk(r);
-        assert.equal(await installedVersion(r.sandbox.bin), `tinyagent ${FAKE_LATEST}`);
-        assert.ok(server.requests.includes("/latest"));
-        assert.ok(server.userAgents.length > 0 && server.userAgents.every((ua) => /wget/i.test(ua)));
-
-        await using broken = serveFakeReleases(releases, { corruptChecksum: true });
-        await assertFailedCleanly(await install(broken, { env: { PATH: tools } }), /checksum mismatch/);
-      },
-    });
-
-    await t.step("an unsupported platform is refused with the releases page", async () => {
-      await using server = serveFakeReleases(releases);
-      for (
-        const [os, arch] of [["FreeBSD", "amd64"], ["Linux", "riscv64"], ["MINGW64_NT-10.0", "x86_64"]]
-      ) {
-        const r = await install(server, { env: { TINYAGENT_UNAME_S: os, TINYAGENT_UNAME_M: arch } });
-        await assertFailedCleanly(r, new RegExp(`unsupported platform: ${os}/${arch}`));
-        assert.ok(r.stderr.includes(server.url), r.stderr);
-      }
-      assert.deepEqual(server.requests, []);
-    });
-
-    await t.step("picks the asset for each OS and architecture", async () => {
-      const cases: [Record<string, string>, string][] = [
-        [{ TINYAGENT_UNAME_S: "Linux", TINYAGENT_UNAME_M: "x86_64" }, "x86_64-unknown-linux-gnu"],
-        [{ TINYAGENT_UNAME_S: "Linux", TINYAGENT_UNAME_M: "amd64" }, "x86_64-unknown-linux-gnu"],
-        [{ TINYAGENT_UNAME_S: "Linux", TINYAGENT_UNAME_M: "aarch64" }, "aarch64-unknown-linux-gnu"],
-        [{ TINYAGENT_UNAME_S: "Linux", TINYAGENT_UNAME_M: "arm64" }, "aarch64-unknown-linux-gnu"],
-        [{ TINYAGENT_UNAME_S: "Darwin", TINYAGENT_UNAME_M: "arm64" }, "aarch64-apple-darwin"],
-        [
-          { TINYAGENT_UNAME_S: "Darwin", TINYAGENT_UNAME_M: "x86_64", TINYAGENT_PROC_TRANSLATED: "0" },
-          "x86_64-apple-darwin",
-        ],
-      ];
-      for (const [env, target] of cases) {
-        await using server = serveFakeReleases(releases);
-        const r = await install(server, { args: ["1.2.3"], env });
-        assertOk(r);
-        assert.deepEqual(assetRequests(server), [`/download/v1.2.3/${assetName("1.2.3", target)}`]);
-        const installed = await Deno.readTextFile(`${r.sandbox.bin}/tinyagent`);
-        assert.ok(installed.includes(`for ${target}`), `${JSON.stringify(env)}: ${installed}`);
-      }
-    });
-
-    await t.step("Darwin x86_64 under Rosetta installs the arm64 build", async () => {
-      await using server = serveFakeReleases(releases);
-      const r = await install(server, {
-        env: { TINYAGENT_UNAME_S: "Darwin", TINYAGENT_UNAME_M: "x86_64", TINYAGENT_PROC_TRANSLATED: "1" },
-      });
-      assertOk(r);
-      assert.deepEqual(assetRequests(server), [
-        `/download/v${FAKE_LATEST}/${assetName(FAKE_LATEST, "aarch64-apple-darwin")}`,
-      ]);
-      assert.match(r.stderr, /Rosetta/);
-    });
-
-    await t.step("reinstalling replaces the old copy atomically", async () => {
-      await using server = serveFakeReleases(releases);
-      const sandbox = await newSandbox();
-      await Deno.mkdir(sandbox.bin);
-      await Deno.writeTextFile(`${sandbox.bin}/tinyagent`, "#!/bin/sh\necho old\n", { mode: 0o555 });
-      await Deno.writeTextFile(`${sandbox.bin}/other-tool`, "keep me\n");
-
-      const old = await install(server, { sandbox, args: ["v1.2.3"] });
-      assertOk(old);
-      assert.equal(await installedVersion(sandbox.bin), "tinyagent 1.2.3");
-      const upgrade = await install(server, { sandbox });
-      assertOk(upgrade);
-      assert.equal(await installedVersion(sandbox.bin), `tinyagent ${FAKE_LATEST}`);
-      assert.ok((await Deno.readTextFile(`${sandbox.bin}/tinyagent`)).includes(FAKE_LATEST));
-      assert.equal((await Deno.stat(`${sandbox.bin}/tinyagent`)).mode! & 0o777, 0o755);
-      // No temp copies left next to it, and other files untouched.
-      assert.deepEqual(await listDir(sandbox.bin), ["other-tool", "tinyagent"]);
-      assert.equal(await Deno.readTextFile(`${sandbox.bin}/other-tool`), "keep me\n");
-    });
-
-    await t.step("an interrupted download (SIGTERM) leaves no temp files", async () => {
-      await using server = serveFakeReleases(releases, { stallAssets: true });
-      const sandbox = await newSandbox();
-      const child = new Deno.Command("sh", {
-        args: [INSTALL_SH],
-        clearEnv: true,
-        env: {
-          PATH: HOST_PATH,
-          HOME: sandbox.home,
-          TMPDIR: sandbox.tmp,
-          TINYAGENT_DOWNLOAD_URL: server.url,
-          TINYAGENT_INSTALL_DIR: sandbox.bin,
-          TINYAGENT_UNAME_S: "Linux",
-          TINYAGENT_UNAME_M: "x86_64",
-          CI: "true",
-        },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      await server.waitForRequest(".tar.gz");
-      assert.equal((await listDir(sandbox.tmp)).length, 1, "the download dir exists mid-download");
-      child.kill("SIGTERM");
-      // The shell runs its trap once the foreground download returns.
-      server.release();
-      const out = await child.output();
-      // install.sh's TERM trap exits with 128 + 15.
-      assert.equal(out.code, 143, decoder.decode(out.stderr));
-      assert.deepEqual(await listDir(sandbox.tmp), []);
-      assert.equal(await exists(`${sandbox.bin}/tinyagent`), false);
-    });
-
-    await t.step("runs under every POSIX shell available (dash, sh, bash --posix, busybox sh)", async () => {
-      const shells: string[][] = [["dash"], ["sh"], ["bash", "--posix"], ["busybox", "sh"]]
-        .filter(([cmd]) => findOnPath(cmd) !== null);
-      assert.ok(shells.length > 0);
-      await using server = serveFakeReleases(releases);
-      for (const shell of shells) {
-        const r = await install(server, { shell });
-        assert.equal(r.code, 0, `${shell.join(" ")}: ${describe(r)}`);
-        assert.equal(await installedVersion(r.sandbox.bin), `tinyagent ${FAKE_LATEST}`);
-        const bad = await install(server, { shell, env: { TINYAGENT_UNAME_S: "FreeBSD" } });
-        await assertFailedCleanly(bad, /unsupported platform: FreeBSD\/x86_64/);
-      }
-    });
-
-    const shellcheck = findOnPath("shellcheck");
-    const inCI = Boolean(Deno.env.get("CI"));
-    if (shellcheck === null && !inCI) {
-      console.warn("note: shellcheck is not installed, so the shellcheck step is ignored");
-    }
-    await t.step({
-      name: "shellcheck install.sh reports nothing",
-      ignore: shellcheck === null && !inCI,
-      fn: async () => {
-        assert.ok(
-          shellcheck !== null,
-          "shellcheck is not installed but CI is set; install it (apt-get install -y shellcheck)",
-        );
-        const out = await new Deno.Command(shellcheck, {
-          args: ["install.sh"],
-          cwd: REPO_ROOT,
-          stdin: "null",
-          stdout: "piped",
-          stderr: "piped",
-        }).output();
-        const report = decoder.decode(out.stdout) + decoder.decode(out.stderr);
-        assert.equal(out.code, 0, report);
-        assert.equal(report, "");
-      },
-    });
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+    const report = decoder.decode(out.stdout) + decoder.decode(out.stderr);
+    assert.equal(out.code, 0, report);
+    assert.equal(report, "");
+  },
 });

@@ -8,7 +8,15 @@
 import assert from "node:assert/strict";
 import config from "../deno.json" with { type: "json" };
 import { parseStartTask, shippedFlags } from "../scripts/shipped_flags.ts";
-import { binaryName, compileArgs, isRuntimeDownloadFailure, TARGETS } from "../scripts/compile.ts";
+import {
+  binaryName,
+  compileArgs,
+  gitCommit,
+  isRuntimeDownloadFailure,
+  TARGETS,
+  writeCommitFile,
+} from "../scripts/compile.ts";
+import { COMMIT_FILE, FROM_SOURCE, parseCommitFile, UNKNOWN_COMMIT, versionText } from "../lib/version.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const decoder = new TextDecoder();
@@ -84,7 +92,8 @@ Deno.test("shipped flags", async (t) => {
       assert.equal(binaryName(target), output.slice("dist/".length));
       assert.deepEqual(args.slice(0, 1 + shippedFlags().length), ["compile", ...shippedFlags()]);
       assert.deepEqual(args.slice(-5), ["--target", target, "--output", output, "main.ts"]);
-      assert.ok(args.join(" ").includes("--include lib/worker.ts"));
+      const included = args.flatMap((arg, i) => args[i - 1] === "--include" ? [arg] : []);
+      assert.deepEqual(included, ["lib/worker.ts", COMMIT_FILE]);
       assert.ok(args.includes("--exclude-unused-npm"));
     }
   });
@@ -132,6 +141,84 @@ Deno.test("the binary embeds main.ts's graph and the worker, nothing else", asyn
       );
     }
   }
+});
+
+// --- --version, and the commit deno task compile bakes in -----------------------------------------
+
+Deno.test("--version and the commit deno task compile bakes in", async (t) => {
+  const sha = "0123456789abcdef0123456789abcdef01234567";
+
+  await t.step("the first line is `tinyagent <version>`, then target, Deno and commit", () => {
+    const facts = { version: "1.2.3", target: "aarch64-apple-darwin", deno: "2.9.6", commit: sha };
+    assert.equal(
+      versionText(facts),
+      `tinyagent 1.2.3\ntarget aarch64-apple-darwin\ndeno 2.9.6\ncommit ${sha}`,
+    );
+  });
+
+  await t.step("run from source it names this runtime and no commit", () => {
+    assert.deepEqual(versionText().split("\n"), [
+      `tinyagent ${config.version}`,
+      `target ${Deno.build.target}`,
+      `deno ${Deno.version.deno}`,
+      `commit ${FROM_SOURCE}`,
+    ]);
+  });
+
+  await t.step("the commit file holds a full SHA, or the binary says unknown", () => {
+    assert.equal(parseCommitFile(`${sha}\n`), sha);
+    assert.equal(parseCommitFile(`${sha}-dirty\n`), `${sha}-dirty`);
+    for (
+      const bad of ["", "unknown", sha.slice(0, 12), sha.toUpperCase(), `${sha} extra`, `{"commit":"${sha}"}`]
+    ) {
+      assert.equal(parseCommitFile(bad), UNKNOWN_COMMIT, bad);
+    }
+  });
+
+  await t.step("the commit file is in dist/, which git ignores", async () => {
+    assert.ok(COMMIT_FILE.startsWith("dist/"));
+    const ignored = await run("git", ["check-ignore", "--quiet", COMMIT_FILE], ROOT);
+    assert.equal(ignored.code, 0, `${COMMIT_FILE} must be git-ignored: ${ignored.stderr}`);
+  });
+
+  await t.step(
+    "compile writes the checked-out commit, -dirty for changed files, without dirtying the tree",
+    async () => {
+      const dir = await Deno.makeTempDir({ prefix: "tinyagent-commit-" });
+      // A file URL from a POSIX path or a Windows one (C:\Users\…), without std's toFileUrl.
+      const slashed = dir.replaceAll("\\", "/");
+      const root = new URL(`file://${slashed.startsWith("/") ? "" : "/"}${slashed}/`);
+      const git = async (...args: string[]) => {
+        const result = await run(
+          "git",
+          ["-c", "user.name=t", "-c", "user.email=t@example.test", ...args],
+          dir,
+        );
+        assert.equal(result.code, 0, `git ${args.join(" ")}: ${result.stderr}`);
+        return result.stdout.trim();
+      };
+      try {
+        assert.equal(await gitCommit(root), UNKNOWN_COMMIT, "outside a repository");
+        await git("init", "--quiet");
+        await Deno.copyFile(new URL(".gitignore", ROOT), `${dir}/.gitignore`);
+        await Deno.writeTextFile(`${dir}/main.ts`, "console.log(1);\n");
+        await git("add", ".");
+        await git("-c", "commit.gpgsign=false", "commit", "--quiet", "-m", "first");
+        const head = await git("rev-parse", "HEAD");
+
+        assert.equal(await writeCommitFile(root), head);
+        const written = await Deno.readTextFile(new URL(COMMIT_FILE, root));
+        assert.equal(written, `${head}\n`);
+        assert.equal(parseCommitFile(written), head, "the binary reads back what compile wrote");
+        assert.equal(await git("status", "--porcelain"), "", "writing the commit file leaves the tree clean");
+
+        await Deno.writeTextFile(`${dir}/main.ts`, "console.log(2);\n");
+        assert.equal(await writeCommitFile(root), `${head}-dirty`);
+      } finally {
+        await Deno.remove(dir, { recursive: true });
+      }
+    },
+  );
 });
 
 // --- archives, read without trusting the tools that wrote them -----------------------------------
@@ -221,8 +308,11 @@ async function makeLayout(version: string): Promise<string> {
   await Deno.copyFile(new URL("deno.lock", ROOT), `${dir}/deno.lock`);
   await Deno.copyFile(new URL("install.sh", ROOT), `${dir}/install.sh`);
   await Deno.mkdir(`${dir}/scripts`);
-  for (const file of ["package.ts", "compile.ts", "shipped_flags.ts"]) {
-    await Deno.copyFile(new URL(`scripts/${file}`, ROOT), `${dir}/scripts/${file}`);
+  await Deno.mkdir(`${dir}/lib`);
+  for (
+    const file of ["scripts/package.ts", "scripts/compile.ts", "scripts/shipped_flags.ts", "lib/version.ts"]
+  ) {
+    await Deno.copyFile(new URL(file, ROOT), `${dir}/${file}`);
   }
   return dir;
 }
@@ -300,7 +390,7 @@ Deno.test({
       });
 
       await t.step("every binary is packaged, with install.sh and SHA256SUMS", async () => {
-        const result = await packageTask(dir, `v${version}`);
+        const result = await packageTask(dir, "--all", `v${version}`);
         assert.equal(result.code, 0, result.stderr);
         assert.deepEqual(await listDir(release), expected);
         assert.deepEqual(await listDir(`${dir}/dist`), [...TARGETS.map(binaryName), "release"].sort());
@@ -366,6 +456,13 @@ Deno.test({
       await t.step("only the binaries present are packaged; an earlier release is replaced", async () => {
         await Deno.remove(`${dir}/dist/${binaryName("x86_64-apple-darwin")}`);
         await Deno.remove(`${dir}/dist/${binaryName("x86_64-pc-windows-msvc")}`);
+        const refused = await packageTask(dir, "--all", version);
+        assert.notEqual(refused.code, 0);
+        assert.match(
+          refused.stderr,
+          /--all: no binary for x86_64-apple-darwin, x86_64-pc-windows-msvc in dist\/ .*nothing was packaged/,
+        );
+        assert.deepEqual(await listDir(release), expected, "--all refused before touching the last release");
         const result = await packageTask(dir, version);
         assert.equal(result.code, 0, result.stderr);
         assert.deepEqual(
@@ -399,41 +496,166 @@ Deno.test({
 
 // --- the workflows --------------------------------------------------------------------------------
 
+/** The text of each job under `jobs:`, by name (jobs are the keys indented by two spaces). */
+function jobsOf(workflow: string): Map<string, string> {
+  const body = workflow.slice(workflow.indexOf("\njobs:\n") + "\njobs:\n".length);
+  const jobs = new Map<string, string>();
+  for (const part of body.split(/^(?= {2}[a-z][\w-]*:$)/m)) {
+    const name = part.match(/^ {2}([a-z][\w-]*):$/m)?.[1];
+    if (name) jobs.set(name, part);
+  }
+  return jobs;
+}
+
+/** Asserts that `texts` occur in `text` in this order. */
+function assertInOrder(text: string, texts: string[], where: string) {
+  let from = -1;
+  for (const expected of texts) {
+    const at = text.indexOf(expected, from + 1);
+    assert.ok(at > from, `${where} does not have ${JSON.stringify(expected)} after the step before`);
+    from = at;
+  }
+}
+
+/** The OS and architecture of each GitHub-hosted runner the release proves a target on. */
+const RUNNERS: Record<string, { os: string; arch: string }> = {
+  "ubuntu-latest": { os: "linux", arch: "x86_64" },
+  "ubuntu-24.04-arm": { os: "linux", arch: "aarch64" },
+  // macos-13, the last x86_64 image before it, was retired in December 2025.
+  "macos-15-intel": { os: "darwin", arch: "x86_64" },
+  "macos-15": { os: "darwin", arch: "aarch64" },
+  "windows-latest": { os: "windows", arch: "x86_64" },
+};
+
 Deno.test("GitHub workflows", async (t) => {
   const read = (name: string) => Deno.readTextFile(new URL(`.github/workflows/${name}`, ROOT));
   const ci = await read("ci.yml");
   const release = await read("release.yml");
+  const jobs = jobsOf(release);
+  const job = (name: string) => {
+    const text = jobs.get(name);
+    assert.ok(text, `release.yml has no job ${name}`);
+    return text;
+  };
 
   await t.step("set up Deno pinned to v2.9.6, never latest", () => {
     for (const [name, text] of [["ci.yml", ci], ["release.yml", release]]) {
       const setups = text.match(/uses:\s*denoland\/setup-deno@\S+/g) ?? [];
       const versions = [...text.matchAll(/deno-version:\s*(\S+)/g)].map((match) => match[1]);
       assert.ok(setups.length > 0, `${name} does not set up Deno`);
-      assert.deepEqual(setups, setups.map(() => "uses: denoland/setup-deno@v2"), name);
       assert.deepEqual(versions, setups.map(() => "v2.9.6"), name);
       assert.doesNotMatch(text, /vx\.x\.x|deno-version:\s*["']?(latest|canary|rc)/i, name);
     }
   });
 
-  await t.step("release.yml runs on tags v* and may write the release", () => {
-    assert.match(release, /^on:\n {2}push:\n {4}tags:\n {6}- "v\*"\n/m);
-    assert.match(release, /^permissions:\n {2}contents: write\n/m);
+  await t.step("pin every action to a commit, the same one in both workflows", () => {
+    const pins = new Map<string, string>();
+    for (const [name, text] of [["ci.yml", ci], ["release.yml", release]]) {
+      const uses = [...text.matchAll(/uses: (\S+)(.*)$/gm)];
+      assert.ok(uses.length > 0, name);
+      for (const [line, ref, comment] of uses) {
+        const pin = ref.match(/^([\w-]+\/[\w-]+)@([0-9a-f]{40})$/);
+        assert.ok(pin, `${name}: ${line} is not pinned to a commit`);
+        assert.match(comment, /^ # v\d+\.\d+\.\d+$/, `${name}: ${line} does not say which version it is`);
+        assert.equal(pins.get(pin[1]) ?? pin[2], pin[2], `${pin[1]} is pinned to two commits`);
+        pins.set(pin[1], pin[2]);
+      }
+    }
   });
 
-  await t.step("release.yml compiles, smoke-tests, packages and publishes", () => {
-    const steps = [
-      "deno task compile\n",
-      "dist/tinyagent-x86_64-unknown-linux-gnu --version",
-      "deno task demo --bin dist/tinyagent-x86_64-unknown-linux-gnu\n",
-      'deno task package "$VERSION"\n',
-      'gh release create "$GITHUB_REF_NAME" dist/release/*',
-    ];
-    let from = 0;
-    for (const step of steps) {
-      const at = release.indexOf(step, from);
-      assert.ok(at > from, `release.yml does not run ${JSON.stringify(step)} in order`);
-      from = at;
+  await t.step("release.yml runs on tags v*, checks the tag against deno.json, reads by default", () => {
+    assert.match(release, /^on:\n {2}push:\n {4}tags:\n {6}- "v\*"\n/m);
+    assert.match(release, /^permissions:\n {2}contents: read\n\n/m);
+    assert.deepEqual([...jobs.keys()], ["version", "target", "publish"]);
+    assertInOrder(job("version"), [
+      "version=$(jq -r .version deno.json)",
+      'if [ "$GITHUB_REF_NAME" != "v$version" ]; then',
+      'echo "version=$version" >> "$GITHUB_OUTPUT"',
+    ], "the version job");
+  });
+
+  await t.step("a job per target, each on a runner of the target's own OS and architecture", () => {
+    const target = job("target");
+    assert.match(target, /^ {4}needs: version$/m);
+    assert.match(target, /^ {6}fail-fast: false$/m);
+    assert.match(target, /^ {4}runs-on: \$\{\{ matrix\.runner \}\}$/m);
+    const entries = [...target.matchAll(/- target: (\S+)\n\s+runner: (\S+)\n\s+exe: (\S+)/g)];
+    assert.deepEqual(entries.map(([, name]) => name).sort(), [...TARGETS].sort(), "one entry per target");
+    for (const [, name, runner, exe] of entries) {
+      const machine = RUNNERS[runner];
+      assert.ok(machine, `${name}: ${runner} is not a runner this test knows`);
+      assert.ok(name.startsWith(`${machine.arch}-`) && name.includes(machine.os), `${name} on ${runner}`);
+      const bin = `dist/tinyagent-${name}${JSON.parse(exe)}`;
+      assert.equal(bin, `dist/${binaryName(name)}`, `${name}: the binary's name`);
     }
+    assert.match(target, /^ {6}BIN: dist\/tinyagent-\$\{\{ matrix\.target \}\}\$\{\{ matrix\.exe \}\}$/m);
+  });
+
+  await t.step("each target job builds, signs on macOS, runs the three smoke checks, then uploads", () => {
+    const target = job("target");
+    assertInOrder(target, [
+      '"${TARGET%%-*}" != "$arch"', // the runner is the target's architecture, not an emulation
+      'run: deno task compile "$TARGET"\n',
+      "if: runner.os == 'macOS'",
+      'codesign --sign - --force "$BIN"',
+      'codesign --verify --verbose "$BIN"',
+      'printed=$("$BIN" --version',
+      '"$first" != "tinyagent $VERSION"',
+      '"target $TARGET" "deno 2.9.6" "commit $(git rev-parse HEAD)"',
+      'run: deno task demo --bin "$BIN"\n',
+      '"$BIN" sandbox-check --relay http://127.0.0.1:9\n',
+      "uses: actions/upload-artifact@",
+      "name: tinyagent-${{ matrix.target }}",
+      "path: ${{ env.BIN }}",
+    ], "the target job");
+    assert.equal(target.match(/codesign --sign/g)?.length, 1, "signed once, before it is proved");
+  });
+
+  await t.step(
+    "publish needs every target, packages all, attests, installs from the assets, releases",
+    () => {
+      const publish = job("publish");
+      assert.match(publish, /^ {4}needs: \[version, target\]$/m);
+      assert.match(
+        publish,
+        /^ {4}permissions:\n {6}contents: write\n {6}id-token: write\n {6}attestations: write\n/m,
+      );
+      for (const [name, text] of jobs) {
+        if (name !== "publish") {
+          assert.doesNotMatch(
+            text,
+            /permissions:/,
+            `${name} needs no write permission`,
+          );
+        }
+      }
+      assertInOrder(publish, [
+        "uses: actions/download-artifact@",
+        "pattern: tinyagent-*",
+        'run: deno task package --all "$VERSION"\n',
+        "uses: actions/attest-build-provenance@",
+        "dist/release/tinyagent-*\n",
+        "dist/release/install.sh\n",
+        "dist/release/SHA256SUMS\n",
+        'cp "$BUNDLE" "dist/release/tinyagent-$VERSION.intoto.jsonl"',
+        'sh dist/release/install.sh "v$VERSION"',
+        'grep -q "build provenance verified" install.err',
+        'gh release create "$GITHUB_REF_NAME" dist/release/*',
+      ], "the publish job");
+    },
+  );
+
+  await t.step("the attestation bundle has the name install.sh fetches", async () => {
+    const installer = await Deno.readTextFile(new URL("install.sh", ROOT));
+    assert.ok(installer.includes('bundle_name="tinyagent-${VERSION}.intoto.jsonl"'));
+    assert.ok(release.includes('"dist/release/tinyagent-$VERSION.intoto.jsonl"'));
+  });
+
+  await t.step(".ci/run leaves out of validation only the attestations permission", async () => {
+    const run = await Deno.readTextFile(new URL(".ci/run", ROOT));
+    assert.ok(run.includes(`grep -v '^ *attestations: write$'`));
+    assert.equal(release.match(/^ *attestations: write$/gm)?.length, 1);
+    assert.ok(run.trimEnd().endsWith("\nnpx -y deno@2.9.6 task test"));
   });
 
   await t.step("ci.yml tests on Linux, macOS and Windows with the test task's flags", () => {

@@ -115,10 +115,15 @@ Deno.test("usage errors: one line naming the problem, the usage, a non-zero exit
 });
 
 Deno.test("--version and --help", async (t) => {
-  await t.step("--version prints the version from deno.json", async () => {
+  await t.step("--version: deno.json's version, then the target, Deno and commit", async () => {
     const run = await runOnce({ args: ["--version"] });
     assert.equal(run.code, 0);
-    assert.equal(run.stdout.trim(), `tinyagent ${denoConfig.version}`);
+    assert.deepEqual(run.stdout.trimEnd().split("\n"), [
+      `tinyagent ${denoConfig.version}`,
+      `target ${Deno.build.target}`,
+      `deno ${Deno.version.deno}`,
+      "commit unknown (run from source)",
+    ]);
   });
   for (const command of ["mcp", "diagnose", "keygen", "whoami"]) {
     await t.step(`${command} --help`, async () => {

@@ -7,9 +7,12 @@
  *
  *   <url>/latest                    302 to <url>/tag/v<latest>
  *   <url>/tag/v<version>            200 (a stub HTML page)
- *   <url>/download/v<version>/<f>   the asset <f>, or SHA256SUMS
+ *   <url>/download/v<version>/<f>   the asset <f>, SHA256SUMS, or the attestation bundle
  *
  * Every request's path is kept in `requests`, so tests can see which asset was asked for.
+ *
+ * `writeFakeGh()` and `writeFakeLdd()` put stand-ins for `gh` and `ldd` in a directory that a test
+ * puts on the installer's PATH.
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
@@ -26,21 +29,34 @@ export const FAKE_TARGETS = [
 ] as const;
 export const WINDOWS_TARGET = "x86_64-pc-windows-msvc";
 
+/** The repository the fake releases, and their attestations, belong to (install.sh's default). */
+export const FAKE_REPO = "tinyagent/tinyagent";
 /** The path prefix the server mimics (GitHub's `/<owner>/<repo>/releases`). */
-export const RELEASES_PATH = "/tinyagent/tinyagent/releases";
+export const RELEASES_PATH = `/${FAKE_REPO}/releases`;
 
 export function assetName(version: string, target: string): string {
   return `tinyagent-${version}-${target}.tar.gz`;
 }
 
-/** The `tinyagent` script put in each fake archive. */
-export function fakeBinary(version: string, target: string): string {
+/** The release asset holding the attestation bundle (what release.yml uploads). */
+export function bundleName(version: string): string {
+  return `tinyagent-${version}.intoto.jsonl`;
+}
+
+/** What a fake `tinyagent --version` prints: the real binary's four lines. */
+export function fakeVersionOutput(version: string, target: string): string {
+  const commit = "0123456789abcdef0123456789abcdef01234567";
+  return `tinyagent ${version}\ntarget ${target}\ndeno 2.9.6\ncommit ${commit}\n`;
+}
+
+/** The `tinyagent` script put in each fake archive; `forged` marks an attacker's replacement. */
+export function fakeBinary(version: string, target: string, forged = false): string {
   const versionCase = version === BROKEN_VERSION
     ? ['  echo "tinyagent: cannot start (fake failure)" >&2', "  exit 1"]
-    : [`  echo "tinyagent ${version}"`, "  exit 0"];
+    : [`  printf '${fakeVersionOutput(version, target).replaceAll("\n", "\\n")}'`, "  exit 0"];
   return [
     "#!/bin/sh",
-    `# fake tinyagent ${version} for ${target}`,
+    `# ${forged ? "forged" : "fake"} tinyagent ${version} for ${target}`,
     'if [ "${1:-}" = "--version" ]; then',
     ...versionCase,
     "fi",
@@ -55,9 +71,21 @@ export interface FakeRelease {
   assets: Map<string, Uint8Array>;
   /** `<sha256>  <asset name>` for every asset, as sha256sum writes them. */
   sums: Map<string, string>;
+  /** Tar.gz asset name → an attacker's archive of the same name (its `tinyagent` works too). */
+  forged: Map<string, Uint8Array>;
+  /**
+   * The attestation bundle: one JSON line per attested asset, naming the repository and the
+   * asset's SHA-256. Real bundles are Sigstore-signed DSSE envelopes; the fake gh only matches
+   * digest and repository, standing in for a signature check no attacker can pass.
+   */
+  bundle: string;
 }
 
 export type FakeReleases = Map<string, FakeRelease>;
+
+function sha256Hex(bytes: Uint8Array): string {
+  return bytesToHex(sha256(bytes));
+}
 
 async function run(cmd: string, args: string[], cwd: string): Promise<void> {
   const out = await new Deno.Command(cmd, { args, cwd, stdout: "null", stderr: "piped" }).output();
@@ -71,15 +99,19 @@ export async function buildFakeReleases(): Promise<FakeReleases> {
   const work = await Deno.makeTempDir({ prefix: "tinyagent-fake-releases-" });
   try {
     const releases: FakeReleases = new Map();
+    const archive = async (version: string, target: string, forged: boolean) => {
+      const dir = `${work}/${forged ? "forged" : "genuine"}-${version}-${target}`;
+      await Deno.mkdir(dir);
+      await Deno.writeTextFile(`${dir}/tinyagent`, fakeBinary(version, target, forged), { mode: 0o755 });
+      await run("tar", ["-czf", `${dir}.tar.gz`, "-C", dir, "tinyagent"], work);
+      return await Deno.readFile(`${dir}.tar.gz`);
+    };
     for (const version of FAKE_VERSIONS) {
       const assets = new Map<string, Uint8Array>();
+      const forged = new Map<string, Uint8Array>();
       for (const target of FAKE_TARGETS) {
-        const dir = `${work}/${version}-${target}`;
-        await Deno.mkdir(dir);
-        await Deno.writeTextFile(`${dir}/tinyagent`, fakeBinary(version, target), { mode: 0o755 });
-        const name = assetName(version, target);
-        await run("tar", ["-czf", `${work}/${name}`, "-C", dir, "tinyagent"], work);
-        assets.set(name, await Deno.readFile(`${work}/${name}`));
+        assets.set(assetName(version, target), await archive(version, target, false));
+        forged.set(assetName(version, target), await archive(version, target, true));
       }
       // The installer never uses the Windows build; it is only there so SHA256SUMS looks real.
       assets.set(
@@ -87,8 +119,13 @@ export async function buildFakeReleases(): Promise<FakeReleases> {
         new TextEncoder().encode(`not really a zip (${version})\n`),
       );
       const sums = new Map<string, string>();
-      for (const [name, bytes] of assets) sums.set(name, `${bytesToHex(sha256(bytes))}  ${name}`);
-      releases.set(version, { version, assets, sums });
+      let bundle = "";
+      for (const [name, bytes] of assets) {
+        sums.set(name, `${sha256Hex(bytes)}  ${name}`);
+        const subject = { name, digest: { sha256: sha256Hex(bytes) } };
+        bundle += JSON.stringify({ repo: FAKE_REPO, subject }) + "\n";
+      }
+      releases.set(version, { version, assets, sums, forged, bundle });
     }
     return releases;
   } finally {
@@ -103,6 +140,13 @@ export interface ServeOptions {
   dropSums?: boolean;
   /** Leave the tar.gz assets' lines out of SHA256SUMS (the Windows line stays). */
   dropLines?: boolean;
+  /** Answer 404 for the attestation bundle, as a mirror that does not carry it would. */
+  dropBundle?: boolean;
+  /**
+   * Serve an attacker's tar.gz assets with a SHA256SUMS that matches them, as if both were
+   * replaced; the attestation bundle stays the genuine one, which no attacker can sign anew.
+   */
+  forgeArchives?: boolean;
   /**
    * Send the first bytes of tar.gz assets, then hold the response open until `release()` is
    * called (to interrupt the installer mid-download).
@@ -131,9 +175,11 @@ function corrupt(line: string): string {
 
 function sumsFile(release: FakeRelease, options: ServeOptions): string {
   const lines: string[] = [];
-  for (const [name, line] of release.sums) {
+  for (const [name, genuine] of release.sums) {
     const isTarball = name.endsWith(".tar.gz");
     if (isTarball && options.dropLines) continue;
+    const forged = release.forged.get(name);
+    const line = forged && options.forgeArchives ? `${sha256Hex(forged)}  ${name}` : genuine;
     lines.push(isTarball && options.corruptChecksum ? corrupt(line) : line);
   }
   return lines.join("\n") + "\n";
@@ -177,7 +223,11 @@ export function serveFakeReleases(
       if (file === "SHA256SUMS" && !options.dropSums) {
         return new Response(sumsFile(release, options), { headers: { "content-type": "text/plain" } });
       }
-      const bytes = release.assets.get(file);
+      if (file === bundleName(release.version) && !options.dropBundle) {
+        return new Response(release.bundle, { headers: { "content-type": "application/jsonl" } });
+      }
+      const bytes = (options.forgeArchives ? release.forged.get(file) : undefined) ??
+        release.assets.get(file);
       if (bytes && options.stallAssets && file.endsWith(".tar.gz")) {
         const body = new ReadableStream<Uint8Array>({
           async start(controller) {
@@ -218,4 +268,80 @@ export function serveFakeReleases(
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+// --- stand-ins for tools on the installer's PATH --------------------------------------------------
+
+export interface FakeGhOptions {
+  /** Every run's arguments, one line per run, are appended to this file. */
+  log: string;
+  /** The JSON lines GitHub's attestation API would answer with (gh without --bundle). */
+  api: string;
+  /** Whether gh is logged in; without a bundle gh needs that, and exits 4 when it is not. */
+  loggedIn?: boolean;
+}
+
+/**
+ * Writes `<dir>/gh`, a stand-in for `gh attestation verify FILE --repo OWNER/NAME [--bundle FILE]`:
+ * it passes (exit 0) when the bundle, or else the API's answer, attests FILE's SHA-256 for that
+ * repository, and fails (exit 1) otherwise, each with gh's kind of message. Anything else is an
+ * unknown command. It hashes with the sha256sum or shasum on the PATH it is given.
+ */
+export async function writeFakeGh(dir: string, options: FakeGhOptions): Promise<void> {
+  const api = `${dir}/gh-api.jsonl`;
+  await Deno.writeTextFile(api, options.api);
+  const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+  const fromApi = options.loggedIn === false
+    ? '  echo "To get started with GitHub CLI, please run:  gh auth login" >&2\n  exit 4'
+    : `  bundle=${quote(api)}`;
+  const script = `#!/bin/sh
+# fake gh (tests/support/fake_releases.ts)
+printf '%s\\n' "$*" >> ${quote(options.log)}
+if [ "\${1:-} \${2:-}" != "attestation verify" ]; then
+  echo "unknown command '\${1:-}' for gh" >&2
+  exit 1
+fi
+shift 2
+file="" repo="" bundle=""
+while [ "$#" -gt 0 ]; do
+  case $1 in
+  --repo) repo=$2; shift 2 ;;
+  --bundle) bundle=$2; shift 2 ;;
+  -*) echo "unknown flag: $1" >&2; exit 1 ;;
+  *) file=$1; shift ;;
+  esac
+done
+if [ -z "$bundle" ]; then
+${fromApi}
+fi
+if command -v sha256sum >/dev/null 2>&1; then sum=$(sha256sum "$file"); else sum=$(shasum -a 256 "$file"); fi
+digest=\${sum%% *}
+echo "Loaded digest sha256:$digest for file://$file"
+if grep -F "\\"repo\\":\\"$repo\\"" "$bundle" | grep -qF "\\"sha256\\":\\"$digest\\""; then
+  echo "✓ Verification succeeded!"
+  exit 0
+fi
+echo "Error: failed to verify the attestation: no attestation of sha256:$digest by $repo" >&2
+exit 1
+`;
+  await Deno.writeTextFile(`${dir}/gh`, script, { mode: 0o755 });
+}
+
+/** Writes `<dir>/ldd`, answering `ldd --version` as musl's ldd or as glibc's does. */
+export async function writeFakeLdd(dir: string, libc: "musl" | "glibc"): Promise<void> {
+  const answer = libc === "musl"
+    ? 'printf "musl libc (x86_64)\\nVersion 1.2.5\\nDynamic Program Loader\\n" >&2\nexit 1'
+    : 'echo "ldd (GNU libc) 2.39"';
+  await Deno.writeTextFile(
+    `${dir}/ldd`,
+    `#!/bin/sh\n# fake ldd (tests/support/fake_releases.ts)\n${answer}\n`,
+    {
+      mode: 0o755,
+    },
+  );
+}
+
+/** The attestation API's answer for `releases`: every genuine asset of every version. */
+export function attestationApi(releases: FakeReleases): string {
+  return [...releases.values()].map((release) => release.bundle).join("");
 }
