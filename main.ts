@@ -2,7 +2,8 @@
 // sandboxed when the process holds broader permissions than the command needs.
 // Usage errors and startup failures are one line on stderr, never a trace.
 
-import { parseCommand, USAGE, UsageError } from "./lib/cli.ts";
+import { type Command, parseCommand, USAGE, UsageError } from "./lib/cli.ts";
+import { proxyFor } from "./lib/proxy.ts";
 import { Fatal, run } from "./lib/run.ts";
 import { exitOnTermination } from "./lib/lifecycle.ts";
 import { isConfined, runInSandbox, type SandboxedCommand } from "./lib/sandbox.ts";
@@ -19,7 +20,7 @@ async function sandboxCheck(
 ): Promise<number> {
   let report;
   if (isConfined()) {
-    const checks = await probeSandbox(command.relay, command.keyEnv);
+    const checks = await probeSandbox(command.relay, command.keyEnv, command.proxy);
     report = sandboxReport("confined process", checks, heldPermissions());
   } else {
     const outcome = await runInSandbox(command, log);
@@ -48,9 +49,24 @@ async function sandboxed(command: Exclude<SandboxedCommand, { command: "sandbox-
   return await run(command);
 }
 
+/** An environment variable, when this process may read it (a confined run may not; then it is unset). */
+function readable(name: string): string | undefined {
+  return Deno.permissions.querySync({ name: "env", variable: name }).state === "granted"
+    ? Deno.env.get(name)
+    : undefined;
+}
+
+/** The proxy between tinyagent and the relay, read here: the sandboxed worker may read only the key. */
+function withProxy<C extends Command>(command: C): C {
+  if (!("relay" in command)) return command;
+  const result = proxyFor(new URL(command.relay.origin), readable);
+  if (!result.ok) throw new Fatal(result.error);
+  return result.proxy ? { ...command, proxy: result.proxy } : command;
+}
+
 async function main(argv: string[]): Promise<number> {
   try {
-    const command = parseCommand(argv);
+    const command = withProxy(parseCommand(argv));
     switch (command.command) {
       case "help":
         console.log(USAGE[command.topic]);

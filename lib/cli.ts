@@ -2,6 +2,7 @@
 // command or a usage error out; the key is read in run.ts, inside the sandbox.
 
 import { parseRelayUrl, type RelayEndpoint } from "./endpoint.ts";
+import type { Proxy } from "./proxy.ts";
 import { resolveExposure } from "./tools.ts";
 
 export const DEFAULT_KEY_ENV = "TINY_PRIVATE_KEY";
@@ -80,6 +81,8 @@ export type Command =
     exposed: string[];
     allowWrites: boolean;
     timeoutMs: number;
+    /** Set by the main thread from the environment (proxy.ts), not by a flag. */
+    proxy?: Proxy;
   }
   | {
     command: "diagnose";
@@ -89,10 +92,14 @@ export type Command =
     kinds: number[];
     json: boolean;
     timeoutMs: number;
+    proxy?: Proxy;
   }
   | { command: "keygen" }
   | { command: "whoami"; keyEnv: string }
-  | { command: "sandbox-check"; relay: RelayEndpoint; keyEnv: string; json: boolean };
+  | { command: "sandbox-check"; relay: RelayEndpoint; keyEnv: string; json: boolean; proxy?: Proxy };
+
+/** The commands that reach the relay. */
+export type RelayCommand = Extract<Command, { relay: RelayEndpoint }>;
 
 /** What a private key looks like when pasted where it does not belong: 64 hex characters, or an nsec. */
 const KEY_SHAPES = /[0-9a-fA-F]{64}|nsec1[02-9ac-hj-np-z]{20,}/gi;

@@ -1,11 +1,14 @@
 // The relay side: signed POSTs to `<relay>/mcp` and `<relay>/manage/rpc`,
-// one at a time, each bounded in time and size. Knows nothing of the host.
+// one at a time, each bounded in time and size, over the session's one kept
+// connection (transport.ts). Knows nothing of the host.
 
 import type { RelayEndpoint } from "./endpoint.ts";
-import { type HttpOutcome, interpretAnswer, type RelayAnswer } from "./relay_answer.ts";
 import type { JsonObject } from "./mcp.ts";
+import type { Proxy } from "./proxy.ts";
+import { type HttpOutcome, interpretAnswer, type RelayAnswer } from "./relay_answer.ts";
 import { manageRequest, mcpRequest, type PreparedRequest, type RelayMethod } from "./relay_request.ts";
 import type { Signer } from "./signer.ts";
+import { RelayTransport, type TransportOptions } from "./transport.ts";
 
 /** Answers larger than this are not read: no relay result is legitimately this big. */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
@@ -15,25 +18,27 @@ export interface RelayClientOptions {
   signer: Signer;
   timeoutMs: number;
   maxAnswerBytes?: number;
+  proxy?: Proxy;
+  /** Transport settings for tests (idle bound, dialing). */
+  transport?: Partial<TransportOptions>;
 }
 
 export class RelayClient {
   #options: RelayClientOptions;
+  #transport: RelayTransport;
   #queue: Promise<unknown> = Promise.resolve();
   #nextId = 1;
-  /**
-   * Connections are never kept for reuse: when a reused connection closes before any answer
-   * byte, fetch silently sends the request again with the same token, which a relay that
-   * already read it refuses as a replay (a transport failure shown as `permission:`), and
-   * every request must carry a fresh token, retries included.
-   */
-  #http: Deno.HttpClient | undefined; // created on first use: ~1 ms of start-up
   /** Aborts the request in flight when the client is closed. */
   #inFlight: AbortController | undefined;
   #closed = false;
 
   constructor(options: RelayClientOptions) {
     this.#options = options;
+    this.#transport = new RelayTransport({
+      origin: new URL(options.endpoint.origin),
+      proxy: options.proxy,
+      ...options.transport,
+    });
   }
 
   get endpoint(): RelayEndpoint {
@@ -45,10 +50,21 @@ export class RelayClient {
     return this.#options.endpoint.base;
   }
 
+  /** How many connections were opened to the relay. */
+  get connectionsOpened(): number {
+    return this.#transport.opened;
+  }
+
+  /** Opens the connection ahead of the first call. No request is sent. */
+  warm(): void {
+    if (!this.#closed) this.#transport.warm();
+  }
+
   /** Nothing more is sent: the request in flight is abandoned and queued ones fail without being sent. */
   close(): void {
     this.#closed = true;
     this.#inFlight?.abort(new DOMException("closed", "AbortError"));
+    this.#transport.close();
   }
 
   /** The relay's tool table. */
@@ -83,15 +99,12 @@ export class RelayClient {
     });
   }
 
-  /** Signs and sends one POST with a fresh token, bounded in time and size. */
+  /** Sends one POST with a fresh token (a new one for a second attempt), bounded in time and size. */
   async #post(url: string, request: PreparedRequest): Promise<HttpOutcome> {
     const { signer, timeoutMs } = this.#options;
-    const limit = this.#options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
     if (this.#closed) return transport("the client is closed: the host is gone");
-    const authorization = await signer.authorization(url, request.body);
-    if (this.#closed) return transport("the client is closed: the host is gone");
-    // A timer cleared when the call ends: AbortSignal.timeout() would keep its timer, the signal
-    // and what fetch hung on it alive for the whole timeout after every call.
+    // A timer cleared when the call ends: AbortSignal.timeout() would keep its timer alive for the
+    // whole timeout after every call.
     const controller = new AbortController();
     this.#inFlight = controller;
     const signal = controller.signal;
@@ -99,56 +112,53 @@ export class RelayClient {
       () => controller.abort(new DOMException("timed out", "TimeoutError")),
       timeoutMs,
     );
+    const timedOut = () => transport(`no answer from ${url} within ${timeoutMs / 1000} s`);
     try {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: { ...request.headers, "Authorization": authorization },
-        body: bodyInit(request.body),
+      const result = await abortable(
+        this.#transport.send(
+          {
+            target: new URL(url).pathname,
+            headers: request.headers,
+            body: request.body,
+            authorize: () => signer.authorization(url, request.body),
+          },
+          signal,
+          this.#options.maxAnswerBytes ?? MAX_ANSWER_BYTES,
+        ),
         signal,
-        client: this.#http ??= Deno.createHttpClient({ poolMaxIdlePerHost: 0 }),
-        // A redirect would move the request away from the URL the token is bound to.
-        redirect: "manual",
-      });
-      const bodyText = await readBounded(response, limit);
-      if (bodyText === undefined) {
-        return transport(`the relay's answer exceeds ${limit / (1024 * 1024)} MiB`);
+      );
+      if (this.#closed) return transport("the client is closed: the host is gone");
+      if (signal.aborted) return timedOut();
+      if (result.ok) {
+        const { status, headers, body } = result.answer;
+        return { ok: true, status, contentType: headers.get("content-type") ?? null, bodyText: body };
       }
-      return {
-        ok: true,
-        status: response.status,
-        contentType: response.headers.get("content-type"),
-        bodyText,
-      };
+      if (result.tooLarge) return transport(result.detail);
+      return transport(
+        result.unsent ? `cannot reach ${url}: ${result.detail}` : `no answer from ${url}: ${result.detail}`,
+      );
     } catch (error) {
       if (this.#closed) return transport("the client is closed: the host is gone");
-      if (signal.aborted) return transport(`no answer from ${url} within ${timeoutMs / 1000} s`);
+      if (signal.aborted) return timedOut();
       if (error instanceof Deno.errors.NotCapable) {
-        return transport(
-          `no network permission for ${this.endpoint.netHost}; run with --allow-net=${this.endpoint.netHost}`,
-        );
+        const hosts = [this.endpoint.netHost, this.#options.proxy?.netHost].filter(Boolean).join(",");
+        return transport(`no network permission for ${hosts}; run with --allow-net=${hosts}`);
       }
-      return transport(`cannot reach ${url}: ${describeFetchError(error)}`);
+      return transport(`cannot reach ${url}: ${describeError(error)}`);
     } finally {
       clearTimeout(timer);
+      if (this.#inFlight === controller) this.#inFlight = undefined;
     }
   }
 }
 
-/** Bodies above this go out as a stream: Deno's fetch holds about three more copies of a byte body. */
-const STREAM_BODY_BYTES = 1024 * 1024;
-const STREAM_CHUNK_BYTES = 64 * 1024;
-
-/** A large body as a stream of small copies (sent chunked); a small one as it is (with Content-Length). */
-function bodyInit(bytes: Uint8Array<ArrayBuffer>): BodyInit {
-  if (bytes.length <= STREAM_BODY_BYTES) return bytes;
-  let offset = 0;
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (offset >= bytes.length) return controller.close();
-      // A copy: an enqueued view would detach the whole buffer.
-      controller.enqueue(bytes.slice(offset, offset + STREAM_CHUNK_BYTES));
-      offset += STREAM_CHUNK_BYTES;
-    },
+/** `promise`, or a rejection as soon as `signal` aborts (a dial that hangs still ends at the bound). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 }
 
@@ -156,8 +166,8 @@ function transport(detail: string): HttpOutcome {
   return { ok: false, failure: { class: "transport", detail } };
 }
 
-/** Deno's fetch errors nest the useful cause; keep one readable line. */
-function describeFetchError(error: unknown): string {
+/** One readable line from an error and its causes. */
+function describeError(error: unknown): string {
   const parts: string[] = [];
   let current: unknown = error;
   for (let depth = 0; current instanceof Error && depth < 4; depth++) {
@@ -167,27 +177,4 @@ function describeFetchError(error: unknown): string {
     current = current.cause;
   }
   return (parts.join(": ") || String(error)).replace(/\s+/g, " ");
-}
-
-/** Reads a body as UTF-8 text, or returns undefined once it passes `limit` bytes. */
-async function readBounded(response: Response, limit: number): Promise<string | undefined> {
-  if (!response.body) return "";
-  const declared = Number(response.headers.get("content-length"));
-  if (declared > limit) {
-    await response.body.cancel();
-    return undefined;
-  }
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += chunk.length;
-    if (size > limit) {
-      // Leaving the loop early cancels the stream and frees the connection.
-      return undefined;
-    }
-    parts.push(decoder.decode(chunk, { stream: true }));
-  }
-  parts.push(decoder.decode());
-  return parts.join("");
 }

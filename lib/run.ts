@@ -1,12 +1,11 @@
 // Runs a validated command. This is everything that touches the key, the
 // network and stdio, so it is what runs inside the sandbox.
 
-import type { Command } from "./cli.ts";
+import type { Command, RelayCommand } from "./cli.ts";
 import { DEFAULT_KEY_ENV } from "./cli.ts";
 import { diagnose } from "./diagnose.ts";
 import { exitCode } from "./diagnose_report.ts";
 import { renderReport } from "./diagnose_render.ts";
-import type { RelayEndpoint } from "./endpoint.ts";
 import { Facade } from "./facade.ts";
 import { serve } from "./host.ts";
 import { parentGone } from "./lifecycle.ts";
@@ -37,9 +36,12 @@ export async function readKey(variable: string): Promise<Signer> {
   return parsed.signer;
 }
 
-function requireNet(endpoint: RelayEndpoint): void {
-  if (Deno.permissions.querySync({ name: "net", host: endpoint.netHost }).state !== "granted") {
-    throw new Fatal(`no permission to reach ${endpoint.netHost}; run with --allow-net=${endpoint.netHost}`);
+function requireNet(command: RelayCommand): void {
+  const hosts = [command.relay.netHost, ...(command.proxy ? [command.proxy.netHost] : [])];
+  for (const host of hosts) {
+    if (Deno.permissions.querySync({ name: "net", host }).state !== "granted") {
+      throw new Fatal(`no permission to reach ${host}; run with --allow-net=${hosts.join(",")}`);
+    }
   }
 }
 
@@ -48,11 +50,14 @@ async function connect(
   command: Extract<Command, { command: "mcp" | "diagnose" }>,
 ): Promise<{ signer: Signer; relay: RelayClient }> {
   const signer = await readKey(command.keyEnv);
-  requireNet(command.relay);
-  return {
+  requireNet(command);
+  const relay = new RelayClient({
+    endpoint: command.relay,
     signer,
-    relay: new RelayClient({ endpoint: command.relay, signer, timeoutMs: command.timeoutMs }),
-  };
+    timeoutMs: command.timeoutMs,
+    proxy: command.proxy,
+  });
+  return { signer, relay };
 }
 
 async function keygen(): Promise<number> {
@@ -68,6 +73,9 @@ async function keygen(): Promise<number> {
 
 async function mcp(command: Extract<Command, { command: "mcp" }>): Promise<number> {
   const { signer, relay } = await connect(command);
+  // Ready for the first call while the host does its handshake: the connection opens now (no request is
+  // sent before the host lists or calls tools), the signing stack loads after the first answer.
+  relay.warm();
   const facade = new Facade({
     relay,
     signer,

@@ -28,7 +28,10 @@ const KINDS = ["net", "env", "read", "write", "run", "ffi", "sys", "import"] as 
 /** What the sandboxed worker may do: reach the relay's host:port and read the key variable. Nothing else. */
 export function sandboxPermissions(command: SandboxedCommand): Deno.PermissionOptionsObject {
   return {
-    net: "relay" in command ? [command.relay.netHost] : false,
+    // The relay's host:port, and the proxy's when one stands in between (proxy.ts).
+    net: "relay" in command
+      ? [command.relay.netHost, ...(command.proxy ? [command.proxy.netHost] : [])]
+      : false,
     env: [command.keyEnv],
     read: false,
     write: false,

@@ -5,6 +5,7 @@
 // one probe for both.
 
 import type { RelayEndpoint } from "./endpoint.ts";
+import type { Proxy } from "./proxy.ts";
 
 export interface ProbeResult {
   name: string;
@@ -44,7 +45,11 @@ function elsewhere(name: string): string {
  * NotCapable passes (a refused connection means no relay is listening there).
  * Everything else must fail with NotCapable.
  */
-export async function probeSandbox(relay: RelayEndpoint, keyEnv: string): Promise<ProbeResult[]> {
+export async function probeSandbox(
+  relay: RelayEndpoint,
+  keyEnv: string,
+  proxy?: Proxy,
+): Promise<ProbeResult[]> {
   const [hostname, portText] = [
     relay.netHost.slice(0, relay.netHost.lastIndexOf(":")),
     relay.netHost.split(":").pop()!,
@@ -88,6 +93,13 @@ export async function probeSandbox(relay: RelayEndpoint, keyEnv: string): Promis
       () => import(new URL("/sandbox-check.js", "https://example.com").href),
     ],
   ];
+  if (proxy) {
+    tries.splice(2, 0, [
+      `connect to the proxy ${proxy.netHost}`,
+      "allowed",
+      async () => (await Deno.connect({ hostname: proxy.hostname, port: proxy.port })).close(),
+    ]);
+  }
   const results: ProbeResult[] = [];
   for (const [name, expect, action] of tries) {
     const outcome = await attempt(action);

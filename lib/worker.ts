@@ -16,7 +16,10 @@ scope.onmessage = async (event) => {
   try {
     if (command.command === "sandbox-check") {
       // The probe runs here, where the facade runs; the main thread reports it.
-      scope.postMessage({ type: "probed", checks: await probeSandbox(command.relay, command.keyEnv) });
+      scope.postMessage({
+        type: "probed",
+        checks: await probeSandbox(command.relay, command.keyEnv, command.proxy),
+      });
       return;
     }
     scope.postMessage({ type: "exit", code: await run(command) });

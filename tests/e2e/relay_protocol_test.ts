@@ -267,7 +267,10 @@ Deno.test("errors the host sees", async (t) => {
         relay.setTool("read_room", () => ({ drop: true }));
         const result = await call(facade, "read_room", { id: "x" });
         assert.equal(result.isError, true);
-        assert.match(result.content[0].text!, /^transport: cannot reach /);
+        assert.match(
+          result.content[0].text!,
+          /^transport: no answer from \S+: the relay closed the connection/,
+        );
         relay.setTool("read_room", () => ({ content: [{ type: "text", text: "back" }], isError: false }));
         assert.equal((await call(facade, "read_room", { id: "x" })).isError, false);
       }
