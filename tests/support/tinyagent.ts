@@ -9,6 +9,14 @@ import * as nip19 from "nostr-tools/nip19";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import assert from "node:assert/strict";
 import {
+  CallToolResultSchema,
+  EmptyResultSchema,
+  InitializeResultSchema,
+  JSONRPCErrorResponseSchema,
+  JSONRPCResultResponseSchema,
+  ListToolsResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import {
   type RecordedRequest,
   startStrictRelay,
   type StrictRelay,
@@ -103,6 +111,7 @@ export class Tinyagent {
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #stdout: ReadableStreamDefaultReader<Uint8Array>;
   #waiters = new Map<string, (message: Message) => void>();
+  #methods = new Map<string, string>();
   #done: Promise<void>;
   #nextId = 1;
 
@@ -163,7 +172,14 @@ export class Tinyagent {
 
   /** Writes one message as one line. */
   async send(message: unknown): Promise<void> {
+    const m = message as { id?: unknown; method?: unknown } | null;
+    if (m && typeof m.method === "string" && "id" in m) this.#methods.set(JSON.stringify(m.id), m.method);
     await this.writeRaw(`${JSON.stringify(message)}\n`);
+  }
+
+  /** The method of the request sent with `send` that an answer's id belongs to, when known. */
+  methodOf(id: unknown): string | undefined {
+    return this.#methods.get(JSON.stringify(id));
   }
 
   /** Resolves with the first answer carrying `id` (compared as JSON). */
@@ -265,12 +281,36 @@ export type RpcMessage = {
   error?: { code: number; message: string; data?: unknown };
 };
 
+/** The official SDK's schema for the result of each method tinyagent answers. */
+const RESULT_SCHEMAS: Record<string, { safeParse(value: unknown): { success: boolean; error?: unknown } }> = {
+  "initialize": InitializeResultSchema,
+  "ping": EmptyResultSchema,
+  "tools/list": ListToolsResultSchema,
+  "tools/call": CallToolResultSchema,
+};
+
+/** The method a result answers, told by its shape, for an answer whose request is not known. */
+function methodByShape(result: unknown): string | undefined {
+  if (result === null || typeof result !== "object") return undefined;
+  if ("tools" in result) return "tools/list";
+  if ("content" in result || "structuredContent" in result || "isError" in result) return "tools/call";
+  if ("protocolVersion" in result) return "initialize";
+  return Object.keys(result).length === 0 ? "ping" : undefined;
+}
+
+function issues(parsed: { error?: unknown }): string {
+  return String(JSON.stringify((parsed.error as { issues?: unknown })?.issues)).slice(0, 600);
+}
+
 /**
- * Parses one stdout line and checks it is a well-formed JSON-RPC 2.0 answer:
- * one object, `jsonrpc: "2.0"`, an `id` member, exactly one of `result` and
- * `error`, and an error with an integer code and a string message.
+ * Parses one stdout line and checks it with the official MCP SDK's own
+ * schemas: a JSON-RPC 2.0 result or error response, and a result valid for
+ * the method it answers (given, or told by the result's shape). Two answers JSON-RPC
+ * requires and the SDK's stricter id type refuses are checked by hand: an
+ * error with id null (the request's id could not be read) and an answer
+ * echoing a host's number that is not a safe integer.
  */
-export function parseAnswerLine(line: string, context = ""): RpcMessage {
+export function parseAnswerLine(line: string, context = "", method?: string): RpcMessage {
   let message: unknown;
   try {
     message = JSON.parse(line);
@@ -282,24 +322,37 @@ export function parseAnswerLine(line: string, context = ""): RpcMessage {
     `${context}stdout line is not one JSON object: ${line.slice(0, 200)}`,
   );
   const m = message as Record<string, unknown>;
-  assert.equal(m.jsonrpc, "2.0", `${context}jsonrpc is not "2.0": ${line.slice(0, 200)}`);
-  assert.ok(Object.hasOwn(m, "id"), `${context}an answer without id: ${line.slice(0, 200)}`);
-  assert.ok(
-    m.id === null || typeof m.id === "string" || (typeof m.id === "number" && Number.isFinite(m.id)),
-    `${context}an answer whose id is not null, a string or a number: ${line.slice(0, 200)}`,
-  );
-  const hasResult = Object.hasOwn(m, "result");
-  const hasError = Object.hasOwn(m, "error");
-  assert.ok(hasResult !== hasError, `${context}exactly one of result and error: ${line.slice(0, 200)}`);
-  if (hasError) {
-    const error = m.error as Record<string, unknown>;
-    assert.ok(error !== null && typeof error === "object", `${context}error is not an object`);
-    assert.ok(Number.isInteger(error.code), `${context}error code is not an integer: ${line.slice(0, 200)}`);
-    assert.equal(typeof error.message, "string", `${context}error message is not a string`);
-  } else {
+  const sdkId = typeof m.id === "string" || Number.isSafeInteger(m.id);
+  if (sdkId) {
+    const envelope = Object.hasOwn(m, "error") ? JSONRPCErrorResponseSchema : JSONRPCResultResponseSchema;
+    const parsed = envelope.safeParse(m);
     assert.ok(
-      m.result !== null && typeof m.result === "object" && !Array.isArray(m.result),
-      `${context}result is not an object: ${line.slice(0, 200)}`,
+      parsed.success,
+      `${context}not a JSON-RPC response the SDK accepts: ${issues(parsed)}: ${line.slice(0, 200)}`,
+    );
+  } else {
+    assert.equal(m.jsonrpc, "2.0", `${context}jsonrpc is not "2.0": ${line.slice(0, 200)}`);
+    assert.ok(Object.hasOwn(m, "id"), `${context}an answer without id: ${line.slice(0, 200)}`);
+    assert.ok(
+      (m.id === null && Object.hasOwn(m, "error")) || (typeof m.id === "number" && Number.isFinite(m.id)),
+      `${context}an answer whose id is neither a host's number nor null for an error: ${line.slice(0, 200)}`,
+    );
+    const members = "error" in m ? ["error", "id", "jsonrpc"] : ["id", "jsonrpc", "result"];
+    assert.deepEqual(Object.keys(m).sort(), members, `${context}exactly one of result and error`);
+    if ("error" in m) {
+      const error = m.error as Record<string, unknown>;
+      assert.ok(
+        Number.isInteger(error?.code) && typeof error?.message === "string",
+        `${context}a malformed error`,
+      );
+    }
+  }
+  const answered = method ?? methodByShape(m.result);
+  if (Object.hasOwn(m, "result") && answered && RESULT_SCHEMAS[answered]) {
+    const parsed = RESULT_SCHEMAS[answered].safeParse(m.result);
+    assert.ok(
+      parsed.success,
+      `${context}not a valid ${method} result for the SDK: ${issues(parsed)}: ${line.slice(0, 300)}`,
     );
   }
   return m as RpcMessage;
@@ -362,7 +415,15 @@ export async function withFacade(
       0,
       `${context}exit status ${output.code}; stderr:\n${output.stderr.slice(-2000)}`,
     );
-    for (const [i, line] of output.lines.entries()) parseAnswerLine(line, `${context}stdout line ${i}: `);
+    for (const [i, line] of output.lines.entries()) {
+      let id: unknown;
+      try {
+        id = (JSON.parse(line) as { id?: unknown }).id;
+      } catch {
+        // parseAnswerLine says what is wrong with the line.
+      }
+      parseAnswerLine(line, `${context}stdout line ${i}: `, facade.methodOf(id));
+    }
     assertKeyNeverLeaks(key, output, [relay], context ? ` ${context}` : "");
     return output;
   } finally {
