@@ -26,7 +26,7 @@ export function renderReport(report: Report, colour: boolean): string {
   const lines = [`relay   ${report.relay}`, `key     ${report.npub} (${report.pubkey})`, ""];
   for (const [name, label] of LABELS) {
     const check = report.checks[name];
-    const extra = name === "authentication" && "class" in check && check.class ? ` [${check.class}]` : "";
+    const extra = "class" in check && check.class ? ` [${check.class}]` : "";
     lines.push(`${paint(check.status, MARKS[check.status])} ${label.padEnd(16)} ${check.detail}${extra}`);
   }
   const good = report.verdict === "ok";

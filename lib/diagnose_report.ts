@@ -26,7 +26,8 @@ export interface GrantCheck extends Check {
 export interface Checks {
   reachability: Check & { http_status?: number };
   authentication: Check & { class?: FailureClassName; http_status?: number };
-  membership: Check & { member?: boolean; role?: string };
+  /** `class` only when a members-only relay refused the key (the signature itself passed). */
+  membership: Check & { member?: boolean; role?: string; class?: FailureClassName };
   grant: GrantCheck;
   coverage: Check & { asked: Asked; missing: Asked };
 }
@@ -138,21 +139,30 @@ function failureReport(ctx: ReportContext, c: Extract<Classified, { kind: "failu
   const reachability = { status: "pass" as const, detail: "the relay answered", http_status: c.status };
   switch (c.class) {
     case "transport":
+      // The failure is the reachability's, said once there; no signature was judged.
       return report(
         ctx,
         "unreachable",
-        `the relay at ${ctx.relay} gave no usable answer (${c.message}): check --relay, the network ` +
+        `the relay at ${ctx.relay} gave no usable answer: check --relay, the network ` +
           `and that the relay is running, then try again`,
-        { reachability: { status: "fail", detail: c.message, http_status: c.status }, authentication },
+        {
+          reachability: { status: "fail", detail: c.message, http_status: c.status },
+          authentication: { status: "skip", class: c.class, detail: "not checked: no usable answer" },
+        },
       );
     case "authorization":
       if (c.status === 403 && /members[- ]only/i.test(c.message)) {
+        // The relay judged the signature good, then refused the key as not a member.
         return report(
           ctx,
           "not-a-member",
           `the relay is members-only and this key is not a member: ask the relay owner for ` +
             `membership or an agent grant${covering(ctx.asked)}; ${giveKey(ctx)}`,
-          { reachability, authentication, membership: { status: "fail", member: false, detail: c.message } },
+          {
+            reachability,
+            authentication: SIGNATURE_ACCEPTED,
+            membership: { status: "fail", member: false, class: c.class, detail: c.message },
+          },
         );
       }
       return report(

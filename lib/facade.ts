@@ -17,7 +17,7 @@ import {
 import { failureText, markPermission, type RelayAnswer, type RelayFailure } from "./relay_answer.ts";
 import type { Signer } from "./signer.ts";
 import { decideSigning, eventToSign } from "./signing.ts";
-import { DIAGNOSE_TOOL, exposedTable } from "./tools.ts";
+import { DIAGNOSE_TOOL, exposedTable, unknownToolHint } from "./tools.ts";
 
 /** The two calls the facade makes to the relay. */
 export interface RelayPort {
@@ -132,11 +132,15 @@ export class Facade {
     if (!isObject(args)) return invalidParams("params.arguments must be an object");
     if (name === DIAGNOSE_TOOL) return { result: await this.#options.diagnose.call(args) };
     // A tool outside the exposed set is refused before any relay contact.
-    if (!this.#options.exposed.includes(name)) return unknownTool(name);
+    if (!this.#options.exposed.includes(name)) {
+      return unknownTool(name, unknownToolHint(name, this.#options.allowWrites));
+    }
     // The table is read first to refuse a tool the relay does not serve; while it is down, the call
     // still goes to the relay, and the table is fetched again once the relay answers.
     const table = this.#table ?? (this.#tableFailed ? undefined : await this.#tableIfLoads());
-    if (table && !table.some((entry) => entry.name === name)) return unknownTool(name);
+    if (table && !table.some((entry) => entry.name === name)) {
+      return unknownTool(name, " (the relay does not list it)");
+    }
     const forwarded = await this.#forward(name, args);
     if (this.#tableFailed && forwarded.answered && !this.#closed) {
       const state = await this.#loadTable();
@@ -194,6 +198,7 @@ function invalidParams(why: string): CallOutcome {
   return { error: { code: INVALID_PARAMS, message: `Invalid params: ${why}` } };
 }
 
-function unknownTool(name: string): CallOutcome {
-  return { error: { code: INVALID_PARAMS, message: `Unknown tool: ${name}` } };
+/** `Unknown tool: <name>` (the contract's words first), and what would change that. */
+function unknownTool(name: string, hint: string): CallOutcome {
+  return { error: { code: INVALID_PARAMS, message: `Unknown tool: ${name}${hint}` } };
 }

@@ -312,7 +312,11 @@ export class Http2Connection implements RelayConnection {
     if (!fields.every(([name]) => isValidFieldName(name))) {
       // A malformed answer is the stream's error, not the connection's (RFC 9113, 8.1.1).
       void this.#send(frame(Frame.RST_STREAM, 0, id, u32(PROTOCOL_ERROR)));
-      return stream.done({ ok: false, unsent: false, detail: "the relay's answer has a malformed header name" });
+      return stream.done({
+        ok: false,
+        unsent: false,
+        detail: "the relay's answer has a malformed header name",
+      });
     }
     const status = Number(fields.find(([name]) => name === ":status")?.[1]);
     if (stream.status === undefined) {

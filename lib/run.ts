@@ -13,7 +13,7 @@ import { RelayClient } from "./relay.ts";
 import { Signer } from "./signer.ts";
 import { processStdio } from "./stdio.ts";
 import { diagnoseTool } from "./tiny_diagnose.ts";
-import { DIAGNOSE_TOOL } from "./tools.ts";
+import { DIAGNOSE_TOOL, READ_TOOLS, WRITE_TOOLS } from "./tools.ts";
 
 /** A startup failure: one line on stderr, then this exit status. */
 export class Fatal extends Error {
@@ -84,13 +84,24 @@ async function mcp(command: Extract<Command, { command: "mcp" }>): Promise<numbe
     diagnose: diagnoseTool((asked) => diagnose(relay, signer, asked)),
     log,
   });
-  // The line names the key's npub, whose derivation is deferred past the first answer.
+  if (Deno.stdin.isTerminal()) {
+    // Started by hand: say what it is waiting for rather than look hung. Stdout stays protocol-only.
+    log(
+      "mcp: waiting for an MCP host on stdin (this is a stdio server: a host such as Hermes or Claude starts it); " +
+        "to see it work, run 'deno task demo', or 'tinyagent diagnose --relay URL' to check access",
+    );
+  }
+  // The line names the key's npub, whose derivation is deferred past the first answer. It says what
+  // is configured: which of these tools are offered is the relay's table to say, at tools/list.
   let announced: Promise<void> | undefined;
   const announce = () =>
     announced ??= signer.identity().then(({ npub }) =>
       log(
-        `mcp: relay ${command.relay.base} as ${npub}; ${command.exposed.length} relay tools and ` +
-          `${DIAGNOSE_TOOL} exposed; writes ${command.allowWrites ? "allowed" : "not allowed"}`,
+        `mcp: configured for relay ${command.relay.base} as ${npub}: ${configuredTools(command)}, ` +
+          `offered when the relay lists them, and ${DIAGNOSE_TOOL}; writes ${
+            command.allowWrites ? "allowed" : "not allowed"
+          }` +
+          (command.proxy ? `; through the proxy ${command.proxy.display}` : ""),
       )
     );
   await serve({
@@ -103,6 +114,16 @@ async function mcp(command: Extract<Command, { command: "mcp" }>): Promise<numbe
   });
   await announce();
   return 0;
+}
+
+/** What the exposure flags configured, in words. */
+function configuredTools(command: Extract<Command, { command: "mcp" }>): string {
+  const count = command.exposed.length;
+  if (command.exposed.join() === [...READ_TOOLS, ...WRITE_TOOLS].join()) {
+    return `the ${count} read and write tools`;
+  }
+  if (command.exposed.join() === READ_TOOLS.join()) return `the ${count} read tools`;
+  return `${count} tool${count === 1 ? "" : "s"} named by --tools`;
 }
 
 /** Runs `command` and returns its exit status. */
@@ -122,7 +143,10 @@ export async function run(
       const { signer, relay } = await connect(command);
       const report = await diagnose(relay, signer, { rooms: command.rooms, kinds: command.kinds });
       console.log(
-        command.json ? JSON.stringify(report, null, 2) : renderReport(report, Deno.stdout.isTerminal()),
+        // Colour only for a person at a terminal who has not asked for none (NO_COLOR, read by Deno at start).
+        command.json
+          ? JSON.stringify(report, null, 2)
+          : renderReport(report, Deno.stdout.isTerminal() && !Deno.noColor),
       );
       return exitCode(report.verdict);
     }

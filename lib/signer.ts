@@ -58,6 +58,12 @@ export class Signer {
           `(for Hermes, put ${variable}=<key> in ~/.hermes/.env)`,
       );
     }
+    if (/^["'`]|["'`]$/.test(text)) {
+      // A .env file or a host config with the key quoted, quotes kept by whatever read it.
+      return refusal(
+        `is in quotes: remove the quotes around the key (${variable}=<key>, not ${variable}="<key>")`,
+      );
+    }
     const secretKey = await decodeKey(text);
     if (!secretKey) return refusal("is not a private key: expected 64 hex characters or an nsec1… key");
     // A range check, not a derivation: the first multiplication by G builds noble's precomputed

@@ -58,6 +58,65 @@ export const WRITE_TOOLS: readonly string[] = Object.keys(WRITE_KINDS);
 /** The one tool the facade answers itself; no relay tool may carry the name. */
 export const DIAGNOSE_TOOL = "tiny_diagnose";
 
+/**
+ * The relay's tools tinyagent knows and never offers, with why: saying so is
+ * more use to a user than "unknown". Keyed by a Map so a name from the host or
+ * the command line never reaches Object.prototype.
+ */
+const NEVER_OFFERED = new Map<string, string>([
+  [
+    "publish_event",
+    "it publishes any signed event, and tinyagent signs only the kinds each curated write tool publishes",
+  ],
+  ...["read_management", "read_merge_request", "list_agents", "list_callbacks", "list_join_requests"].map((
+    name,
+  ) => [name, "it is a relay operator's view, outside the curated read tools"] as [string, string]),
+  ...[
+    "run_job",
+    "add_job",
+    "remove_job",
+    "backup_now",
+    "dump_now",
+    "set_policy",
+    "set_connections",
+    "send_test_notification",
+    "pause_agent",
+    "resume_agent",
+    "revoke_agent",
+    "pause_all_agents",
+    "resume_all_agents",
+    "approve_join",
+    "deny_join",
+    "add_callback",
+    "remove_callback",
+    "pause_callback",
+    "resume_callback",
+  ].map((name) =>
+    [name, "it is a management tool, for the relay's operator, not an agent"] as [string, string]
+  ),
+  ...["set_status", "publish_site", "create_room"].map((name) =>
+    [name, "it publishes events outside the curated write tools"] as [string, string]
+  ),
+]);
+
+/** Why a known relay tool is never offered, or undefined for a tool tinyagent may offer or does not know. */
+export function neverOfferedReason(name: string): string | undefined {
+  return NEVER_OFFERED.get(name);
+}
+
+/**
+ * The hint after `Unknown tool: <name>` for a tool the host may not call: what
+ * would expose it, or why nothing will. Empty for a name tinyagent does not know.
+ */
+export function unknownToolHint(name: string, allowWrites: boolean): string {
+  if (isWriteTool(name)) {
+    return allowWrites ? " (a write tool left out by --tools)" : " (a write tool: --allow-writes exposes it)";
+  }
+  if (isReadTool(name)) return " (a read tool left out by --tools)";
+  const reason = neverOfferedReason(name);
+  return reason ? ` (never offered: ${reason})` : "";
+}
+
 export function isReadTool(name: string): boolean {
   return READ_TOOLS.includes(name);
 }
@@ -98,7 +157,13 @@ export function resolveExposure(
         return { ok: false, error: `--tools: ${name} publishes events; add --allow-writes to expose it` };
       }
     } else if (!isReadTool(name)) {
-      return { ok: false, error: `--tools: unknown tool ${JSON.stringify(name)}` };
+      const reason = neverOfferedReason(name);
+      return {
+        ok: false,
+        error: reason
+          ? `--tools: ${name} is never offered: ${reason}`
+          : `--tools: unknown tool ${JSON.stringify(name)}`,
+      };
     }
     names.push(name);
   }

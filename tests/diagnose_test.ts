@@ -335,16 +335,22 @@ Deno.test("buildReport: failures and old relays", async (t) => {
     assert.equal(report.verdict, "unauthorized");
     assert.equal(report.checks.authentication.class, "authorization");
   });
-  await t.step("403 naming a members-only relay: not-a-member, class authorization", () => {
-    for (const error of ["restricted: this relay is members-only", "restricted: Members only relay"]) {
-      const report = reportFor(http(403, { error }), { rooms: ["general"], kinds: [] });
-      assert.equal(report.verdict, "not-a-member", error);
-      assert.equal(exitCode(report.verdict), 2);
-      assert.equal(report.checks.authentication.status, "fail");
-      assert.equal(report.checks.authentication.class, "authorization");
-      assert.ok(report.advice.includes(KEY.npub));
-    }
-  });
+  await t.step(
+    "403 naming a members-only relay: not-a-member; the signature passed, membership failed",
+    () => {
+      for (const error of ["restricted: this relay is members-only", "restricted: Members only relay"]) {
+        const report = reportFor(http(403, { error }), { rooms: ["general"], kinds: [] });
+        assert.equal(report.verdict, "not-a-member", error);
+        assert.equal(exitCode(report.verdict), 2);
+        assert.equal(report.checks.authentication.status, "pass");
+        assert.equal(report.checks.authentication.class, undefined);
+        assert.equal(report.checks.membership.status, "fail");
+        assert.equal(report.checks.membership.class, "authorization");
+        assert.equal(report.checks.membership.detail, error);
+        assert.ok(report.advice.includes(KEY.npub));
+      }
+    },
+  );
   await t.step("401 mentioning members-only is still unauthorized", () => {
     assert.equal(
       reportFor(http(401, { error: "auth-required: members-only relay" })).verdict,
@@ -398,7 +404,7 @@ Deno.test("buildReport: failures and old relays", async (t) => {
 
 // facade.md: "the `authentication` check carries the class on failure", transport included.
 Deno.test({
-  name: "buildReport: transport failures carry class transport on the authentication check",
+  name: "buildReport: a transport failure fails reachability only, says its detail once, and keeps its class",
   fn() {
     for (
       const outcome of [
@@ -410,8 +416,12 @@ Deno.test({
       ]
     ) {
       const report = reportFor(outcome);
-      assert.equal(report.checks.authentication.class, "transport");
-      assert.equal(report.checks.authentication.status, "fail");
+      const { reachability, authentication } = report.checks;
+      assert.equal(reachability.status, "fail");
+      assert.equal(authentication.status, "skip", "no signature was judged");
+      assert.equal(authentication.class, "transport");
+      const text = renderReport(report, false);
+      assert.equal(text.split(reachability.detail).length - 1, 1, `the detail once: ${text}`);
     }
   },
 });

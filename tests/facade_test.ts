@@ -188,10 +188,29 @@ Deno.test("tools/call: what is refused before the relay is contacted", async (t)
       { name: "read_room", arguments: [1] },
       "Invalid params: params.arguments must be an object",
     ],
-    ["a read tool outside --tools", { name: "list_wiki" }, "Unknown tool: list_wiki"],
-    ["a write tool without --allow-writes", { name: "post_message" }, "Unknown tool: post_message"],
-    ["a hidden tool", { name: "publish_event" }, "Unknown tool: publish_event"],
-    ["a management tool", { name: "set_policy" }, "Unknown tool: set_policy"],
+    [
+      "a read tool outside --tools",
+      { name: "list_wiki" },
+      "Unknown tool: list_wiki (a read tool left out by --tools)",
+    ],
+    [
+      "a write tool without --allow-writes, with the flag that exposes it",
+      { name: "post_message" },
+      "Unknown tool: post_message (a write tool: --allow-writes exposes it)",
+    ],
+    [
+      "a hidden tool, with why it is never offered",
+      { name: "publish_event" },
+      "Unknown tool: publish_event (never offered: it publishes any signed event, and tinyagent signs only " +
+      "the kinds each curated write tool publishes)",
+    ],
+    [
+      "a management tool",
+      { name: "set_policy" },
+      "Unknown tool: set_policy (never offered: it is a management tool, for the relay's operator, not an agent)",
+    ],
+    ["a name tinyagent does not know", { name: "nope" }, "Unknown tool: nope"],
+    ["a name from Object.prototype", { name: "constructor" }, "Unknown tool: constructor"],
   ];
   for (const [name, params, message] of cases) {
     await t.step(name, async () => {
@@ -205,7 +224,7 @@ Deno.test("tools/call: what is refused before the relay is contacted", async (t)
     const { facade, relay } = setup({ exposed: ["read_room", "list_jobs"] });
     relay.table = [relayTool("read_room")];
     assert.deepEqual(await facade.callTool({ name: "list_jobs" }), {
-      error: { code: -32602, message: "Unknown tool: list_jobs" },
+      error: { code: -32602, message: "Unknown tool: list_jobs (the relay does not list it)" },
     });
     assert.equal(relay.calls.length, 0);
   });

@@ -130,6 +130,13 @@ Deno.test("refused keys: every error names the variable and never the value", as
       });
     }
   }
+  await t.step("a key in quotes says to remove the quotes, without echoing it", async () => {
+    for (const quoted of [`"${KNOWN[0][0]}"`, `'${KNOWN[0][0]}'`, `"${KNOWN[1][0]}`, `\`${KNOWN[2][0]}\``]) {
+      const error = await refused(quoted, "TINY_PRIVATE_KEY");
+      assert.match(error, /^TINY_PRIVATE_KEY is in quotes: remove the quotes/);
+      assert.ok(!error.includes(KNOWN[0][0].slice(-12)) && !error.includes(KNOWN[1][0].slice(-12)), error);
+    }
+  });
   await t.step("unset, empty and placeholder errors say what happened", async () => {
     assert.match(await refused(undefined, "K"), /not set/);
     assert.match(await refused("  ", "K"), /empty/);

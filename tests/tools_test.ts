@@ -115,6 +115,28 @@ Deno.test("resolveExposure: --tools", async (t) => {
       }
     }
   });
+  await t.step(
+    "a relay tool tinyagent knows but never offers says so, and why; an unknown one says unknown",
+    () => {
+      const known: [string, RegExp][] = [
+        ["publish_event", /publish_event is never offered: it publishes any signed event/],
+        ["read_management", /read_management is never offered: it is a relay operator's view/],
+        ["set_policy", /set_policy is never offered: it is a management tool/],
+        ["set_status", /set_status is never offered: it publishes events outside the curated write tools/],
+      ];
+      for (const [name, pattern] of known) {
+        for (const allowWrites of [false, true]) {
+          assert.match(
+            error(resolveExposure([name], allowWrites)),
+            pattern,
+          );
+        }
+      }
+      for (const name of ["ban_pubkey", "constructor", "__proto__", "toString"]) {
+        assert.match(error(resolveExposure([name], true)), /unknown tool/, name);
+      }
+    },
+  );
   await t.step("every write tool without --allow-writes is an error naming it", () => {
     for (const name of CONTRACT_WRITE) {
       const message = error(resolveExposure(["read_room", name], false));

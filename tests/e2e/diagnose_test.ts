@@ -52,6 +52,10 @@ interface Row {
   exit: number;
   authentication: string;
   class?: string;
+  /** The membership check's class, when the refusal was about membership. */
+  membershipClass?: string;
+  /** The reachability check's detail, when it failed. */
+  reachability?: RegExp;
   advice: RegExp;
 }
 
@@ -160,8 +164,9 @@ const ROWS: Row[] = [
     membersOnly: true,
     verdict: "not-a-member",
     exit: 2,
-    authentication: "fail",
-    class: "authorization",
+    // The relay judged the signature good, then refused the key: membership failed, class authorization.
+    authentication: "pass",
+    membershipClass: "authorization",
     advice: /members-only.*ask the relay owner for membership/,
   },
   {
@@ -204,17 +209,19 @@ const ROWS: Row[] = [
     fault: { status: 500, body: "oops", contentType: "text/plain" },
     verdict: "unreachable",
     exit: 3,
-    authentication: "fail",
+    authentication: "skip",
     class: "transport",
-    advice: /HTTP 500/,
+    reachability: /^HTTP 500: oops$/,
+    advice: /no usable answer/,
   },
   {
     name: "a dropped connection",
     fault: { drop: true },
     verdict: "unreachable",
     exit: 3,
-    authentication: "fail",
+    authentication: "skip",
     class: "transport",
+    reachability: /closed the connection/,
     advice: /no usable answer/,
   },
   {
@@ -222,9 +229,10 @@ const ROWS: Row[] = [
     fault: { status: 200, body: "{nope" },
     verdict: "unreachable",
     exit: 3,
-    authentication: "fail",
+    authentication: "skip",
     class: "transport",
-    advice: /not a valid result/,
+    reachability: /not a valid result/,
+    advice: /no usable answer/,
   },
 ];
 
@@ -245,6 +253,11 @@ function checkReport(report: Record<string, unknown>, row: Row, relay: StrictRel
   const checks = report.checks as Record<string, Record<string, unknown>>;
   assert.equal(checks.authentication.status, row.authentication);
   assert.equal(checks.authentication.class, row.class);
+  assert.equal(checks.membership.class, row.membershipClass);
+  if (row.reachability) {
+    assert.equal(checks.reachability.status, "fail");
+    assert.match(String(checks.reachability.detail), row.reachability);
+  }
   if (row.verdict === "unauthorized") assert.notEqual(report.verdict, "unreachable");
 }
 

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
-import { assertNoSecret, narrowFlags, newKey, runOnce } from "../support/tinyagent.ts";
+import { assertNoSecret, narrowFlags, newKey, ROOT, runOnce } from "../support/tinyagent.ts";
 import { startStrictRelay } from "../support/strict_relay/mod.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
@@ -210,4 +210,57 @@ Deno.test("keygen output round-trips through whoami", async () => {
   } finally {
     await relay.close();
   }
+});
+
+/** Runs a tinyagent command line at a terminal: `script` gives it a pseudo-terminal for stdin and stdout. */
+async function atTerminal(args: string[], env: Record<string, string>, input = "\x04"): Promise<string> {
+  const line = [Deno.execPath(), "run", "--quiet", ...narrowFlags(HOST), `${ROOT}main.ts`, ...args]
+    .map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
+  const child = new Deno.Command("script", {
+    args: ["-qec", line, "/dev/null"],
+    env: { ...env, NO_COLOR: env.NO_COLOR ?? "" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  if (input) {
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // let it start before the terminal's EOF
+    await writer.write(new TextEncoder().encode(input)).catch(() => {}); // it may have ended already
+  }
+  await writer.close().catch(() => {});
+  const output = await child.output();
+  return new TextDecoder().decode(output.stdout);
+}
+
+Deno.test("at a terminal: mcp says what it waits for; diagnose colours its marks unless NO_COLOR", async (t) => {
+  const key = newKey();
+  await t.step(
+    "mcp started by hand says on stderr it waits for an MCP host, and what it is configured for",
+    async () => {
+      const text = await atTerminal(["mcp", "--relay", `http://${HOST}`], { TINY_PRIVATE_KEY: key.hex });
+      assert.match(text, /tinyagent: mcp: waiting for an MCP host on stdin .*deno task demo/);
+      assert.match(
+        text,
+        /mcp: configured for relay http:\/\/127\.0\.0\.1:9 as npub1\w+: the 17 read tools, offered when the relay lists them/,
+      );
+      assertNoSecret(key, text, "the terminal");
+    },
+  );
+  await t.step("on a pipe (as a host runs it) there is no such line", async () => {
+    const run = await runOnce({
+      flags: narrowFlags(HOST),
+      args: ["mcp", "--relay", `http://${HOST}`],
+      env: { TINY_PRIVATE_KEY: key.hex },
+    });
+    assert.doesNotMatch(run.stderr, /waiting for an MCP host/);
+  });
+  await t.step("diagnose colours its marks at a terminal, and not with NO_COLOR", async () => {
+    const args = ["diagnose", "--relay", `http://${HOST}`];
+    const coloured = await atTerminal(args, { TINY_PRIVATE_KEY: key.hex }, "");
+    assert.match(coloured, /\x1b\[31m✗\x1b\[0m reachability/);
+    const plain = await atTerminal(args, { TINY_PRIVATE_KEY: key.hex, NO_COLOR: "1" }, "");
+    assert.match(plain, /✗ reachability/);
+    assert.doesNotMatch(plain, /\x1b\[/);
+  });
 });

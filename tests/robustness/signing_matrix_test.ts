@@ -421,7 +421,10 @@ Deno.test("signing matrix without --allow-writes: nothing is ever signed", async
         for (const cell of cells.values()) {
           if (!CONTRACT_WRITE.includes(cell.tool)) continue;
           const answer = answers.get(cell.id)!;
-          assert.deepEqual(answer.error, { code: -32602, message: `Unknown tool: ${cell.tool}` }, cell.id);
+          assert.deepEqual(answer.error, {
+            code: -32602,
+            message: `Unknown tool: ${cell.tool} (a write tool: --allow-writes exposes it)`,
+          }, cell.id);
           assert.equal(calls.get(cell.id), undefined, `${cell.id}: the relay saw nothing`);
         }
       });

@@ -109,7 +109,14 @@ function oracle(bytes: Uint8Array): Expect {
   if (!isObject(args)) return { kind: "error", id, code: INVALID_PARAMS };
   if (params.name === "tiny_diagnose") return { kind: "result", id, method, params };
   if (!CONTRACT_READ.includes(params.name)) {
-    return { kind: "error", id, code: INVALID_PARAMS, message: `Unknown tool: ${params.name}` };
+    // The contract's words first; a hint may follow (what would expose the tool, or why nothing will).
+    const name = params.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return {
+      kind: "error",
+      id,
+      code: INVALID_PARAMS,
+      pattern: new RegExp(`^Unknown tool: ${name}(?: \\(.*\\))?$`, "s"),
+    };
   }
   return { kind: "result", id, method, params, forwarded: { name: params.name, arguments: args } };
 }
@@ -1259,7 +1266,9 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const status = await child.status;
       const log = await stderr;
       assert.equal(status.code, 0, log);
-      const trace = log.split("\n").filter((l) => l !== "" && !/^tinyagent: mcp: relay /.test(l));
+      const trace = log.split("\n").filter((l) =>
+        l !== "" && !/^tinyagent: mcp: configured for relay /.test(l)
+      );
       assert.deepEqual(trace, [], "nothing but the startup line");
       for (const out of (await stdout).trim().split("\n")) assert.equal(JSON.parse(out).jsonrpc, "2.0");
     } finally {
