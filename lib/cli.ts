@@ -205,6 +205,70 @@ function parse(
   return { values };
 }
 
+function mcpCommand(rest: string[]): Command {
+  const { values } = parse("mcp", rest, {
+    relay: { type: "string" },
+    "key-env": { type: "string" },
+    tools: { type: "string" },
+    "allow-writes": { type: "boolean" },
+    timeout: { type: "string" },
+  });
+  if (values.help) return { command: "help", topic: "mcp" };
+  const relay = relayFlag(values.relay as string | undefined, "mcp");
+  const keyEnv = keyEnvName(values["key-env"] as string | undefined, "mcp");
+  const allowWrites = values["allow-writes"] === true;
+  const exposure = resolveExposure(list(values.tools as string | undefined), allowWrites);
+  if (!exposure.ok) throw new UsageError(exposure.error, "mcp");
+  const timeoutMs = timeoutFlag(values.timeout as string | undefined, "mcp");
+  return { command: "mcp", relay, keyEnv, exposed: exposure.names, allowWrites, timeoutMs };
+}
+
+function kindsFlag(value: string | undefined): number[] {
+  return (list(value) ?? []).map((item) => {
+    const kind = Number(item);
+    if (!/^\d+$/.test(item) || kind > 65535) {
+      throw new UsageError(`--kinds: ${JSON.stringify(item)} is not an event kind (0-65535)`, "diagnose");
+    }
+    return kind;
+  });
+}
+
+function diagnoseCommand(rest: string[]): Command {
+  const { values } = parse("diagnose", rest, {
+    relay: { type: "string" },
+    "key-env": { type: "string" },
+    rooms: { type: "string" },
+    kinds: { type: "string" },
+    json: { type: "boolean" },
+    timeout: { type: "string" },
+  });
+  if (values.help) return { command: "help", topic: "diagnose" };
+  return {
+    command: "diagnose",
+    relay: relayFlag(values.relay as string | undefined, "diagnose"),
+    keyEnv: keyEnvName(values["key-env"] as string | undefined, "diagnose"),
+    rooms: list(values.rooms as string | undefined) ?? [],
+    kinds: kindsFlag(values.kinds as string | undefined),
+    json: values.json === true,
+    timeoutMs: timeoutFlag(values.timeout as string | undefined, "diagnose"),
+  };
+}
+
+function sandboxCheckCommand(rest: string[]): Command {
+  const { values } = parse("sandbox-check", rest, {
+    relay: { type: "string" },
+    "key-env": { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (values.help) return { command: "help", topic: "sandbox-check" };
+  return {
+    command: "sandbox-check",
+    relay: relayFlag(values.relay as string | undefined, "sandbox-check"),
+    keyEnv: keyEnvName(values["key-env"] as string | undefined, "sandbox-check"),
+    json: values.json === true,
+  };
+}
+
 /** Parses argv into a command, or throws UsageError. */
 export function parseCommand(argv: string[]): Command {
   const [first, ...rest] = argv;
@@ -213,46 +277,12 @@ export function parseCommand(argv: string[]): Command {
   }
   if (first === "--version" || first === "-V" || first === "version") return { command: "version" };
   switch (first) {
-    case "mcp": {
-      const { values } = parse("mcp", rest, {
-        relay: { type: "string" },
-        "key-env": { type: "string" },
-        tools: { type: "string" },
-        "allow-writes": { type: "boolean" },
-        timeout: { type: "string" },
-      });
-      if (values.help) return { command: "help", topic: "mcp" };
-      const relay = relayFlag(values.relay as string | undefined, "mcp");
-      const keyEnv = keyEnvName(values["key-env"] as string | undefined, "mcp");
-      const allowWrites = values["allow-writes"] === true;
-      const exposure = resolveExposure(list(values.tools as string | undefined), allowWrites);
-      if (!exposure.ok) throw new UsageError(exposure.error, "mcp");
-      const timeoutMs = timeoutFlag(values.timeout as string | undefined, "mcp");
-      return { command: "mcp", relay, keyEnv, exposed: exposure.names, allowWrites, timeoutMs };
-    }
-    case "diagnose": {
-      const { values } = parse("diagnose", rest, {
-        relay: { type: "string" },
-        "key-env": { type: "string" },
-        rooms: { type: "string" },
-        kinds: { type: "string" },
-        json: { type: "boolean" },
-        timeout: { type: "string" },
-      });
-      if (values.help) return { command: "help", topic: "diagnose" };
-      const relay = relayFlag(values.relay as string | undefined, "diagnose");
-      const keyEnv = keyEnvName(values["key-env"] as string | undefined, "diagnose");
-      const rooms = list(values.rooms as string | undefined) ?? [];
-      const kinds = (list(values.kinds as string | undefined) ?? []).map((item) => {
-        const kind = Number(item);
-        if (!/^\d+$/.test(item) || kind > 65535) {
-          throw new UsageError(`--kinds: ${JSON.stringify(item)} is not an event kind (0-65535)`, "diagnose");
-        }
-        return kind;
-      });
-      const timeoutMs = timeoutFlag(values.timeout as string | undefined, "diagnose");
-      return { command: "diagnose", relay, keyEnv, rooms, kinds, json: values.json === true, timeoutMs };
-    }
+    case "mcp":
+      return mcpCommand(rest);
+    case "diagnose":
+      return diagnoseCommand(rest);
+    case "sandbox-check":
+      return sandboxCheckCommand(rest);
     case "keygen": {
       const { values } = parse("keygen", rest, {});
       return values.help ? { command: "help", topic: "keygen" } : { command: "keygen" };
@@ -261,20 +291,6 @@ export function parseCommand(argv: string[]): Command {
       const { values } = parse("whoami", rest, { "key-env": { type: "string" } });
       if (values.help) return { command: "help", topic: "whoami" };
       return { command: "whoami", keyEnv: keyEnvName(values["key-env"] as string | undefined, "whoami") };
-    }
-    case "sandbox-check": {
-      const { values } = parse("sandbox-check", rest, {
-        relay: { type: "string" },
-        "key-env": { type: "string" },
-        json: { type: "boolean" },
-      });
-      if (values.help) return { command: "help", topic: "sandbox-check" };
-      return {
-        command: "sandbox-check",
-        relay: relayFlag(values.relay as string | undefined, "sandbox-check"),
-        keyEnv: keyEnvName(values["key-env"] as string | undefined, "sandbox-check"),
-        json: values.json === true,
-      };
     }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(first)}`, "main");
