@@ -13,10 +13,11 @@ import { overhead } from "./lib/overhead.ts";
 import { startup } from "./lib/startup.ts";
 import { payloads } from "./lib/payloads.ts";
 import { soak } from "./lib/soak.ts";
+import { remote } from "./lib/remote.ts";
 import { type BenchResult, environment, render, save } from "./lib/report.ts";
 import { MiB } from "./lib/stats.ts";
 
-const BENCHMARKS = ["overhead", "overhead-close", "startup", "payloads", "soak"] as const;
+const BENCHMARKS = ["overhead", "overhead-close", "startup", "payloads", "soak", "remote"] as const;
 type Name = (typeof BENCHMARKS)[number];
 
 const HELP = `Usage: deno task bench [flags]
@@ -32,6 +33,9 @@ const HELP = `Usage: deno task bench [flags]
   --text-mb N              payloads: text block size in MB (default 10)
   --line-mib N             payloads: input line argument size (default 40)
   --soak-calls N           soak: sequential calls (default 1000, quick 200)
+  --rtt MS                 remote: the round trip the delay proxy adds (default 40)
+  --remote-calls N         remote: measured calls per command and scenario (default 60, quick 15)
+  --remote-spawns N        remote: spawn samples per command and scenario (default 6, quick 2)
   --no-keepalive           the relay closes every connection in every benchmark (default: keep-alive;
                            overhead-close is the overhead benchmark with this setting)
   --out DIR                where JSON results go (default bench/results; the task may write only there)
@@ -52,6 +56,9 @@ const { values } = parseArgs({
     "text-mb": { type: "string" },
     "line-mib": { type: "string" },
     "soak-calls": { type: "string" },
+    rtt: { type: "string" },
+    "remote-calls": { type: "string" },
+    "remote-spawns": { type: "string" },
     "no-keepalive": { type: "boolean", default: false },
     out: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
@@ -129,6 +136,17 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       warmup: values.quick ? 100 : 500,
       checkpoint: values.quick ? 50 : 100,
       keepAlive,
+      log,
+    }),
+  remote: () =>
+    remote({
+      rttMs: number("rtt", 40),
+      calls: number("remote-calls", 60, 15),
+      batch: values.quick ? 5 : 10,
+      warmup: values.quick ? 2 : 5,
+      spawns: number("remote-spawns", 6, 2),
+      callLimit: 1.1,
+      spawnLimit: 1,
       log,
     }),
 };

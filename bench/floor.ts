@@ -3,6 +3,11 @@
 // it reads JSON-RPC request lines from stdin and for each one builds the same relay request body,
 // hashes it, signs a NIP-98 token, POSTs it to `<relay>/mcp`, reads the answer and writes one
 // JSON-RPC answer line to stdout. No bounds, no table, no queue, no timeout: the bare work.
+//
+// Like any ordinary client it keeps its connection: fetch's default client pools it (HTTP/1.1
+// keep-alive, or HTTP/2 by ALPN on https; idle ones are closed after 30 s). A private CA is
+// trusted through DENO_CERT. `initialize` is answered locally and notifications are dropped, as a
+// host's handshake never needs the relay.
 
 import { finalizeEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
@@ -19,6 +24,16 @@ async function answer(line: string): Promise<void> {
   const request = JSON.parse(line);
   const method = request.method as string;
   const params = request.params ?? {};
+  if (request.id === undefined) return;
+  if (method === "initialize") {
+    const result = {
+      protocolVersion: params.protocolVersion,
+      capabilities: { tools: {} },
+      serverInfo: { name: "floor", version: "0" },
+    };
+    await out.write(encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", id: request.id, result })}\n`));
+    return;
+  }
   const id = nextId++;
   const body = encoder.encode(JSON.stringify({
     jsonrpc: "2.0",

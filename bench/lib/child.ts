@@ -34,14 +34,18 @@ export interface ChildSpec {
   keyHex: string;
   /** Runtime flags added for every program alike (e.g. `--inspect=…`); never permissions. */
   extraFlags?: string[];
+  /** Permission flags instead of the narrow ones (shippedFlags(), say). */
+  flags?: string[];
+  /** Environment added besides the key (DENO_CERT, say). */
+  env?: Record<string, string>;
 }
 
 const BENCH = new URL("../", import.meta.url).pathname;
 
 /** `deno run --quiet <narrow flags> <script> …` for each program, all with the same flags and key. */
 export function spawnOptions(spec: ChildSpec): SpawnOptions {
-  const flags = [...(spec.extraFlags ?? []), ...narrowFlags(spec.relayHost)];
-  const env = { TINY_PRIVATE_KEY: spec.keyHex };
+  const flags = [...(spec.extraFlags ?? []), ...(spec.flags ?? narrowFlags(spec.relayHost))];
+  const env = { ...spec.env, TINY_PRIVATE_KEY: spec.keyHex };
   switch (spec.program) {
     case "tinyagent":
       return { flags, env, args: ["mcp", "--relay", spec.relayUrl] };

@@ -1,7 +1,8 @@
 // Shared pieces of the robustness suites (tests/robustness/): a seeded PRNG, a
 // poll for what a running session prints, and a loopback TCP proxy that can
 // stop listening and listen again on the same port (connection refused, then a
-// relay that comes back). Sessions and their checks are tinyagent.ts's.
+// relay that comes back), add a network's delay, and cut its connections.
+// Sessions and their checks are tinyagent.ts's.
 
 import assert from "node:assert/strict";
 
@@ -101,7 +102,25 @@ export interface TcpProxy {
   up(): void;
   /** A one-shot fault for the next connection, in the proxy's own hands rather than the relay's. */
   inject(fault: ProxyFault): void;
+  /** Closes every open connection now (both sides; the client sees a FIN) and stays listening. */
+  cut(): number;
+  /** Connections accepted so far. */
+  readonly connections: number;
   close(): Promise<void>;
+}
+
+export interface TcpProxyOptions {
+  /**
+   * Delay added to the bytes in each direction, in ms (one way: a 40 ms round trip is 20). Every
+   * chunk is passed on `delayMs` after it arrived, in order, so a long body is late by the delay
+   * once, not once per chunk. A close (FIN) is passed on as late as the bytes before it.
+   */
+  delayMs?: number;
+  /**
+   * With delayMs: hold a new connection's first bytes one round trip more, as TCP's own handshake
+   * (SYN, SYN-ACK) would before a client could send them. Default true.
+   */
+  handshake?: boolean;
 }
 
 export type ProxyFault =
@@ -110,17 +129,26 @@ export type ProxyFault =
   /** Passes the relay's answer on up to this many bytes, then nothing more: the connection stays open. */
   | { stallAfter: number };
 
+/** Bytes in a delayed direction not yet passed on, beyond which reading pauses. */
+const DELAY_WINDOW = 4 * 1024 * 1024;
+
 /**
  * Forwards every connection to 127.0.0.1:`targetPort` byte for byte, half-closes
  * included, so an HTTP client and the relay see each other as if connected
  * directly (the relay reads the URL from the Host header, which still names
- * the proxy, so NIP-98 tokens bound to the proxy's URL verify).
+ * the proxy, so NIP-98 tokens bound to the proxy's URL verify, and TLS certificates
+ * for 127.0.0.1 verify through it). A reset on one side reaches the other as a close.
  */
-export function startTcpProxy(targetPort: number): TcpProxy {
+export function startTcpProxy(targetPort: number, options: TcpProxyOptions = {}): TcpProxy {
   let listener: Deno.Listener | undefined;
   const conns = new Set<Deno.Conn>();
+  /** The client side of each open connection. */
+  const clients = new Set<Deno.Conn>();
   const tasks = new Set<Promise<void>>();
   const faults: ProxyFault[] = [];
+  const delayMs = Math.max(0, options.delayMs ?? 0);
+  const holdMs = delayMs > 0 && (options.handshake ?? true) ? 2 * delayMs : 0;
+  let accepted = 0;
   let port = 0;
 
   const track = (task: Promise<void>) => {
@@ -137,7 +165,11 @@ export function startTcpProxy(targetPort: number): TcpProxy {
   };
 
   /** Copies `from` to `to`; past `limit` bytes it keeps reading but passes nothing on, and never ends. */
-  async function pump(from: Deno.Conn, to: Deno.Conn, limit = Infinity): Promise<void> {
+  function pump(from: Deno.Conn, to: Deno.Conn, limit = Infinity, firstHoldMs = 0): Promise<void> {
+    return delayMs > 0 ? delayedPump(from, to, limit, firstHoldMs) : directPump(from, to, limit);
+  }
+
+  async function directPump(from: Deno.Conn, to: Deno.Conn, limit: number): Promise<void> {
     const buffer = new Uint8Array(64 * 1024);
     let passed = 0;
     try {
@@ -155,6 +187,77 @@ export function startTcpProxy(targetPort: number): TcpProxy {
       closeQuietly(from);
       closeQuietly(to);
     }
+  }
+
+  /**
+   * The same with a delay: a reader stamps each chunk (and the end, or an error) with when it is
+   * due, and a writer passes them on in order when due, so the reader never waits for the writer.
+   */
+  async function delayedPump(
+    from: Deno.Conn,
+    to: Deno.Conn,
+    limit: number,
+    firstHoldMs: number,
+  ): Promise<void> {
+    type Item = { due: number; bytes?: Uint8Array; end?: "eof" | "error" };
+    const queue: Item[] = [];
+    let queued = 0;
+    let wakeWriter: (() => void) | undefined;
+    let wakeReader: (() => void) | undefined;
+    let hold = firstHoldMs;
+    let stopped = false;
+    const push = (item: Item) => {
+      queue.push(item);
+      queued += item.bytes?.length ?? 0;
+      wakeWriter?.();
+    };
+    const reading = (async () => {
+      let passed = 0;
+      try {
+        for (;;) {
+          while (queued > DELAY_WINDOW && !stopped) await new Promise<void>((r) => (wakeReader = r));
+          if (stopped) return;
+          const buffer = new Uint8Array(64 * 1024);
+          const n = await from.read(buffer);
+          if (n === null) break;
+          const end = Math.min(n, Math.max(0, limit - passed));
+          passed += end;
+          if (end > 0) push({ due: performance.now() + delayMs + hold, bytes: buffer.subarray(0, end) });
+          hold = 0;
+        }
+        if (passed < limit) push({ due: performance.now() + delayMs, end: "eof" });
+      } catch {
+        push({ due: performance.now() + delayMs, end: "error" });
+      }
+    })();
+    try {
+      for (;;) {
+        while (queue.length === 0) await new Promise<void>((r) => (wakeWriter = r));
+        wakeWriter = undefined;
+        const item = queue[0];
+        const wait = item.due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        queue.shift();
+        if (item.bytes) {
+          queued -= item.bytes.length;
+          wakeReader?.();
+          wakeReader = undefined;
+          let off = 0;
+          while (off < item.bytes.length) off += await to.write(item.bytes.subarray(off));
+        } else if (item.end === "eof") {
+          await to.closeWrite();
+          break;
+        } else {
+          throw new Error("the other side went away");
+        }
+      }
+    } catch {
+      closeQuietly(from);
+      closeQuietly(to);
+    }
+    stopped = true;
+    wakeReader?.();
+    await reading;
   }
 
   async function serve(client: Deno.Conn): Promise<void> {
@@ -178,7 +281,10 @@ export function startTcpProxy(targetPort: number): TcpProxy {
       return;
     }
     conns.add(upstream);
-    await Promise.all([pump(client, upstream), pump(upstream, client, fault?.stallAfter)]);
+    // Nagle off on both hops: a middle hop that held small segments for an ACK would add stalls no
+    // real network path adds.
+    for (const conn of [client, upstream] as Deno.TcpConn[]) conn.setNoDelay(true);
+    await Promise.all([pump(client, upstream, Infinity, holdMs), pump(upstream, client, fault?.stallAfter)]);
     closeQuietly(client);
     closeQuietly(upstream);
   }
@@ -191,8 +297,10 @@ export function startTcpProxy(targetPort: number): TcpProxy {
       } catch {
         return; // listener closed
       }
+      accepted++;
       conns.add(conn);
-      track(serve(conn));
+      clients.add(conn);
+      track(serve(conn).finally(() => clients.delete(conn)));
     }
   }
 
@@ -222,6 +330,14 @@ export function startTcpProxy(targetPort: number): TcpProxy {
     },
     inject(fault) {
       faults.push(fault);
+    },
+    cut() {
+      const open = clients.size;
+      for (const conn of [...conns]) closeQuietly(conn);
+      return open;
+    },
+    get connections() {
+      return accepted;
     },
     async close() {
       await proxy.down();

@@ -20,6 +20,7 @@ import { parseAuth, TokenVerifier } from "./nip98.ts";
 import { DEFAULT_TOOLS } from "./tool_table.ts";
 import type {
   BrowsegrantFn,
+  CutHow,
   Fault,
   RecordedRequest,
   StrictRelay,
@@ -28,10 +29,16 @@ import type {
   ToolHandler,
 } from "./types.ts";
 
-const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
+export const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 
-/** A front end: something that feeds the core requests and can be closed. */
+/** A front end: something that feeds the core requests, owns client connections and can be closed. */
 export interface FrontEnd {
+  /** Client connections accepted so far. */
+  readonly connections: number;
+  /** Client connections open now. */
+  readonly openConnections: number;
+  /** Kills every open client connection; returns how many. */
+  cutAll(how: CutHow): number;
   close(): Promise<void>;
 }
 
@@ -56,6 +63,10 @@ export class RelayCore implements StrictRelay {
   membersOnly: boolean;
   /** The body limit front ends apply when reading. */
   readonly maxBodyBytes: number;
+  readonly scheme: "http" | "https";
+  readonly http2: boolean;
+  caPem?: string;
+  caFile?: string;
 
   #prefix: string;
   #now: () => number;
@@ -76,7 +87,9 @@ export class RelayCore implements StrictRelay {
   constructor(port: number, options: StrictRelayOptions) {
     this.port = port;
     this.host = `127.0.0.1:${port}`;
-    this.origin = `http://${this.host}`;
+    this.scheme = options.tls ? "https" : "http";
+    this.http2 = !!(options.tls && options.http2);
+    this.origin = `${this.scheme}://${this.host}`;
     this.#prefix = (options.prefix ?? "").replace(/\/+$/, "");
     if (this.#prefix && !this.#prefix.startsWith("/")) this.#prefix = `/${this.#prefix}`;
     this.url = this.origin + this.#prefix;
@@ -102,6 +115,15 @@ export class RelayCore implements StrictRelay {
   }
   get tools(): ToolDef[] {
     return this.#table;
+  }
+  get connections(): number {
+    return this.#frontEnds.reduce((sum, frontEnd) => sum + frontEnd.connections, 0);
+  }
+  get openConnections(): number {
+    return this.#frontEnds.reduce((sum, frontEnd) => sum + frontEnd.openConnections, 0);
+  }
+  cutConnections(how: CutHow = "fin"): number {
+    return this.#frontEnds.reduce((sum, frontEnd) => sum + frontEnd.cutAll(how), 0);
   }
   setTool(name: string, handler: ToolHandler): void {
     this.#handlers.set(name, handler);
@@ -180,12 +202,14 @@ export class RelayCore implements StrictRelay {
     const rec: RecordedRequest = {
       method: req.method,
       path,
-      url: `http://${req.headers.get("host") ?? this.host}${req.target}`,
+      url: `${this.scheme}://${req.headers.get("host") ?? this.host}${req.target}`,
       headers: req.headers,
       body: req.body,
       bodySize: req.bodySize,
       bodyText,
       receivedAt: Date.now(),
+      connection: req.connection ?? 0,
+      httpVersion: req.httpVersion ?? "1.1",
     };
     if (!req.tooLarge && bodyText !== "") {
       try {
@@ -207,7 +231,13 @@ export class RelayCore implements StrictRelay {
       return { status: 404, body: "404 page not found\n", contentType: "text/plain; charset=utf-8" };
     }
     const scripted = this.#script.shift();
+    // A scripted cut lets the request run first (token admitted, tool run), then withholds the answer.
+    if (scripted && "cutAfterRun" in scripted) await this.#answer(isMcp, req, rec);
     if (scripted) return scripted;
+    return await this.#answer(isMcp, req, rec);
+  }
+
+  async #answer(isMcp: boolean, req: IncomingRequest, rec: RecordedRequest): Promise<Reply> {
     if (req.method !== "POST") {
       return { ...rpcError(405, null, -32600, "method not allowed: use POST"), headers: { Allow: "POST" } };
     }

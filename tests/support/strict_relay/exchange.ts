@@ -1,9 +1,9 @@
-// The seam between a front end and the relay core. A front end (today the HTTP/1.1 one in
-// http1_server.ts) parses a request into an IncomingRequest and hands it to the core, which
-// answers with an Exchange; the front end then writes its Answer in its own framing. Nothing here
-// knows how bytes were framed on the wire.
+// The seam between a front end and the relay core. A front end (HTTP/1.1 in http1_server.ts,
+// HTTP/2 in http2_server.ts, either behind TLS in tls_gate.ts) parses a request into an
+// IncomingRequest and hands it to the core, which answers with an Exchange; the front end then
+// writes its Answer in its own framing. Nothing here knows how bytes were framed on the wire.
 
-import type { Fault, RecordedRequest } from "./types.ts";
+import type { CutHow, Fault, RecordedRequest } from "./types.ts";
 import { isRecord } from "./values.ts";
 
 /** A request as a front end parsed it. */
@@ -17,6 +17,10 @@ export interface IncomingRequest {
   /** How many body bytes the client sent. */
   bodySize: number;
   tooLarge: boolean;
+  /** The client connection's number (1 for the first accepted), when the front end knows it. */
+  connection?: number;
+  /** "1.1", "1.0" or "2". */
+  httpVersion?: string;
 }
 
 /**
@@ -39,7 +43,9 @@ export type Answer =
   /** Announce `announced` body bytes, write only `partial`, then cut the connection. */
   | { kind: "reset"; status: number; headers: HeaderList; partial: Uint8Array; announced: number }
   /** 200 application/json: a JSON string of exactly `bytes` bytes, without a length when `chunked`. */
-  | { kind: "huge"; bytes: number; chunked: boolean };
+  | { kind: "huge"; bytes: number; chunked: boolean }
+  /** Kill the connection without writing anything, as `how` says. */
+  | { kind: "cut"; how: CutHow };
 
 /** One request handled by the core. */
 export interface Exchange {
@@ -78,6 +84,7 @@ export function rpcId(rec: RecordedRequest): string | number | null {
 export function toAnswer(reply: Reply, rec: RecordedRequest): Answer {
   if ("drop" in reply) return { kind: "drop" };
   if ("hang" in reply) return { kind: "hang" };
+  if ("cutAfterRun" in reply) return { kind: "cut", how: reply.how ?? "fin" };
   if ("resetMidBody" in reply) {
     const partial = encoder.encode(
       `{"jsonrpc":"2.0","id":${JSON.stringify(rpcId(rec))},"result":{"content":[{"type":"text","text":"`,

@@ -18,12 +18,15 @@ export class HttpError extends Error {
 /** Buffered reads over a connection. */
 export class ByteReader {
   #conn: Deno.Conn;
+  #onRead: () => void;
   #buf = new Uint8Array(64 * 1024);
   #start = 0;
   #end = 0;
 
-  constructor(conn: Deno.Conn) {
+  /** `onRead` is told of every read that brought bytes (the idle timer listens). */
+  constructor(conn: Deno.Conn, onRead: () => void = () => {}) {
     this.#conn = conn;
+    this.#onRead = onRead;
   }
 
   get buffered(): number {
@@ -47,6 +50,7 @@ export class ByteReader {
     const n = await this.#conn.read(this.#buf.subarray(this.#end));
     if (n === null) return false;
     this.#end += n;
+    this.#onRead();
     return true;
   }
 
@@ -224,5 +228,5 @@ export async function readRequest(
   const body = chunked
     ? await readChunkedBody(reader, maxBody)
     : await readSizedBody(reader, length, maxBody);
-  return { method, target, headers, ...body, keepAlive };
+  return { method, target, headers, ...body, keepAlive, httpVersion: version };
 }

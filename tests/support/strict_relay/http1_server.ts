@@ -4,10 +4,15 @@
 // By default every answer carries `Connection: close`, so each request arrives on a fresh
 // connection: Deno's fetch silently retries a request whose *reused* connection closes before any
 // answer byte, which would hide a `drop`. With `keepAlive`, connections are reused and never closed
-// while idle, so a client cannot race an idle close; faults that break framing always close.
+// while idle (unless `idleTimeoutMs` asks for it), so a client cannot race an idle close; faults that
+// break framing always close.
+//
+// Over TLS it serves the decrypted side of tls_gate.ts, which owns the client's socket: numbering
+// and cutting connections is then the gate's.
 
 import { concatBytes } from "@noble/hashes/utils.js";
 import type { Answer, HeaderList, RequestHandler } from "./exchange.ts";
+import type { CutHow, RecordedRequest } from "./types.ts";
 import { ByteReader, HttpError, type ParsedRequest, readRequest } from "./http1_reader.ts";
 
 export interface Http1Options {
@@ -15,6 +20,20 @@ export interface Http1Options {
   keepAlive: boolean;
   /** Bodies larger than this are read but not kept; the core answers 413. */
   maxBody: number;
+  /** Close a connection on which no request has begun this long after it opened or was last answered. */
+  idleTimeoutMs?: number;
+  /** The owner of the client's sockets when this serves a gate's decrypted side. */
+  owner?: ConnectionOwner;
+}
+
+/** Who numbers and cuts the client connection behind one of this front end's connections. */
+export interface ConnectionOwner {
+  /** The client connection's number. */
+  idOf(conn: Deno.Conn): number;
+  /** Kills the client connection behind `conn` as `how` says; says what it did. */
+  cut(conn: Deno.Conn, how: CutHow): CutHow;
+  /** Closes the client connection behind `conn` as a server closing its socket would. */
+  close(conn: Deno.Conn): void;
 }
 
 /** How a connection goes on after an answer: reused, closed after the client, or cut. */
@@ -69,7 +88,8 @@ export class Http1FrontEnd {
   #listener: Deno.Listener;
   #handle: RequestHandler;
   #options: Http1Options;
-  #conns = new Set<Deno.Conn>();
+  #conns = new Map<Deno.Conn, number>();
+  #accepted = 0;
   #tasks = new Set<Promise<void>>();
   #closed = false;
   #closedPromise: Promise<void>;
@@ -83,13 +103,36 @@ export class Http1FrontEnd {
     this.#track(this.#acceptLoop());
   }
 
+  /** Connections accepted so far. */
+  get connections(): number {
+    return this.#accepted;
+  }
+
+  get openConnections(): number {
+    return this.#conns.size;
+  }
+
+  /** Kills every open connection; returns how many. */
+  cutAll(how: CutHow): number {
+    const conns = [...this.#conns.keys()];
+    for (const conn of conns) this.#cut(conn, how);
+    return conns.length;
+  }
+
+  /** A plain socket can only close (a FIN, whatever `how` asks, so "rst" is recorded as "fin"). */
+  #cut(conn: Deno.Conn, how: CutHow): CutHow {
+    if (this.#options.owner) return this.#options.owner.cut(conn, how);
+    closeQuietly(conn);
+    return how === "rst" ? "fin" : how;
+  }
+
   /** Stops listening and closes every open socket (including hung ones). */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#signalClosed();
     closeQuietly(this.#listener);
-    for (const conn of this.#conns) closeQuietly(conn);
+    for (const conn of this.#conns.keys()) closeQuietly(conn);
     this.#conns.clear();
     // Tasks may spawn no new work once closed; wait until every one has settled.
     while (this.#tasks.size) await Promise.allSettled([...this.#tasks]);
@@ -112,17 +155,31 @@ export class Http1FrontEnd {
         conn.close();
         return;
       }
-      this.#conns.add(conn);
+      this.#accepted++;
+      this.#conns.set(conn, this.#accepted);
+      // Behind the gate this is a loopback hop: Nagle there would hold an answer's last segment.
+      if (this.#options.owner) (conn as Deno.TcpConn).setNoDelay(true);
       this.#track(this.#serveConn(conn));
     }
   }
 
   async #serveConn(conn: Deno.Conn): Promise<void> {
-    const reader = new ByteReader(conn);
+    const idleMs = this.#options.idleTimeoutMs;
+    let idleTimer: ReturnType<typeof setTimeout> | undefined;
+    const disarm = () => clearTimeout(idleTimer);
+    const reader = new ByteReader(conn, disarm);
     let ending: Ending = "graceful";
     try {
       while (!this.#closed) {
+        // Idle means waiting for a request's first byte; closing is what the relay does then.
+        if (idleMs !== undefined && reader.buffered === 0) {
+          idleTimer = setTimeout(() => {
+            if (this.#options.owner) this.#options.owner.close(conn);
+            closeQuietly(conn);
+          }, idleMs);
+        }
         const req = await this.#read(conn, reader);
+        disarm();
         if (req === null) break;
         const outcome = await this.#exchange(conn, reader, req);
         if (outcome !== "keep") {
@@ -132,8 +189,9 @@ export class Http1FrontEnd {
       }
       if (ending === "graceful" && !this.#closed) await this.#linger(conn, reader);
     } catch {
-      // the peer went away or relay.close() closed the socket
+      // the peer went away, or relay.close(), a cut or the idle timer closed the socket
     } finally {
+      disarm();
       this.#conns.delete(conn);
       closeQuietly(conn);
     }
@@ -176,10 +234,12 @@ export class Http1FrontEnd {
 
   /** Hands one request to the core, writes its answer, and says how the connection goes on. */
   async #exchange(conn: Deno.Conn, reader: ByteReader, req: ParsedRequest): Promise<Ending> {
-    const { answer, release } = await this.#handle(req);
+    // Behind the gate, asked per request: the gate may learn of the connection after this accepted it.
+    const connection = this.#options.owner ? this.#options.owner.idOf(conn) : this.#conns.get(conn);
+    const { answer, release, record } = await this.#handle({ ...req, connection });
     try {
       if (this.#closed) return "abrupt";
-      return await this.#write(conn, reader, req, answer, release);
+      return await this.#write(conn, reader, req, answer, release, record);
     } finally {
       release();
     }
@@ -191,11 +251,18 @@ export class Http1FrontEnd {
     req: ParsedRequest,
     answer: Answer,
     release: () => void,
+    record: RecordedRequest,
   ): Promise<Ending> {
     const keep = this.#options.keepAlive && req.keepAlive;
     switch (answer.kind) {
       case "drop":
+        // Closing this side is a clean close for the client, over TLS too (the gate passes it on).
         release();
+        record.cut = "close";
+        return "abrupt";
+      case "cut":
+        release();
+        record.cut = this.#cut(conn, answer.how);
         return "abrupt";
       case "hang":
         // Stays in flight until the client gives up (closes) or relay.close().

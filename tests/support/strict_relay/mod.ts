@@ -3,16 +3,22 @@
 // and run by `deno task relay` (main.ts).
 //
 // The layout: the core (core.ts) routes each parsed request to an answer through the two
-// endpoints, NIP-98 and the default tools; a front end frames it on the wire. The one front end
-// today is HTTP/1.1 over Deno.listen (http1_server.ts); exchange.ts is the seam between them.
+// endpoints, NIP-98 and the default tools; a front end frames it on the wire: HTTP/1.1 over
+// Deno.listen (http1_server.ts) for plain HTTP; with `tls`, the TLS gate (tls_gate.ts) in front of
+// that HTTP/1.1 front end and, with `http2`, of an HTTP/2 one (http2_server.ts). exchange.ts is the
+// seam between core and front ends.
 
-import { RelayCore } from "./core.ts";
+import { testCertificates } from "../tls.ts";
+import { DEFAULT_MAX_BODY, type FrontEnd, RelayCore } from "./core.ts";
 import { Http1FrontEnd } from "./http1_server.ts";
-import type { StrictRelay, StrictRelayOptions } from "./types.ts";
+import { Http2FrontEnd } from "./http2_server.ts";
+import { TlsGate } from "./tls_gate.ts";
+import type { CutHow, StrictRelay, StrictRelayOptions } from "./types.ts";
 
 export type {
   BrowsegrantFn,
   CallContext,
+  CutHow,
   Fault,
   GrantScope,
   NostrEvent,
@@ -29,12 +35,76 @@ export { isFault, nip86Error, toolError, toolOk } from "./results.ts";
 
 /** Starts a relay on 127.0.0.1 (an OS-chosen port unless `port` is given). Close it with relay.close(). */
 export function startStrictRelay(options: StrictRelayOptions = {}): Promise<StrictRelay> {
+  if (options.http2 && !options.tls) {
+    throw new Error("strict relay: http2 needs tls (h2 is negotiated by ALPN)");
+  }
+  if (options.tls) return startTlsRelay(options);
   const listener = Deno.listen({ hostname: "127.0.0.1", port: options.port ?? 0, transport: "tcp" });
   const relay = new RelayCore((listener.addr as Deno.NetAddr).port, options);
   const http1 = new Http1FrontEnd(listener, (request) => relay.handle(request), {
     keepAlive: options.keepAlive ?? false,
     maxBody: relay.maxBodyBytes,
+    idleTimeoutMs: options.idleTimeoutMs,
   });
   relay.attach(http1);
   return Promise.resolve(relay);
+}
+
+/** The gate owns the client connections, so it is the one that counts and cuts them. */
+class TlsFrontEnd implements FrontEnd {
+  constructor(readonly gate: TlsGate, readonly inner: { close(): Promise<void> }[]) {}
+  get connections(): number {
+    return this.gate.connections;
+  }
+  get openConnections(): number {
+    return this.gate.openConnections;
+  }
+  cutAll(how: CutHow): number {
+    return this.gate.cutAll(how);
+  }
+  async close(): Promise<void> {
+    await this.gate.close();
+    await Promise.all(this.inner.map((frontEnd) => frontEnd.close()));
+  }
+}
+
+async function startTlsRelay(options: StrictRelayOptions): Promise<StrictRelay> {
+  const certificates = await testCertificates();
+  // The front ends come first (the gate needs their ports), the core last (it needs the gate's).
+  const late: { relay?: RelayCore; gate?: TlsGate } = {};
+  const handle = (request: Parameters<RelayCore["handle"]>[0]) => late.relay!.handle(request);
+  const innerPort = (conn: Deno.Conn) => (conn.remoteAddr as Deno.NetAddr).port;
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0, transport: "tcp" });
+  const http1 = new Http1FrontEnd(listener, handle, {
+    keepAlive: options.keepAlive ?? false,
+    maxBody,
+    idleTimeoutMs: options.idleTimeoutMs,
+    owner: {
+      idOf: (conn) => late.gate!.idOf(innerPort(conn)),
+      cut: (conn, how) => late.gate!.cut(innerPort(conn), how),
+      close: (conn) => late.gate!.closeClient(innerPort(conn)),
+    },
+  });
+  const http2 = options.http2 ? new Http2FrontEnd(handle, () => late.gate!, { maxBody }) : undefined;
+  let gate: TlsGate;
+  try {
+    gate = late.gate = await TlsGate.open({
+      port: options.port ?? 0,
+      certPem: certificates.certPem,
+      keyPem: certificates.keyPem,
+      alpn: http2 ? ["h2", "http/1.1"] : ["http/1.1"],
+      innerPort: (protocol) => protocol === "h2" && http2 ? http2.port : (listener.addr as Deno.NetAddr).port,
+      h2IdleMs: options.idleTimeoutMs,
+    });
+  } catch (err) {
+    await http1.close();
+    await http2?.close();
+    throw err;
+  }
+  const relay = late.relay = new RelayCore(gate.port, options);
+  relay.caPem = certificates.caPem;
+  relay.caFile = certificates.caFile;
+  relay.attach(new TlsFrontEnd(gate, http2 ? [http1, http2] : [http1]));
+  return relay;
 }

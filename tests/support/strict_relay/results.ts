@@ -21,7 +21,7 @@ export function toolOk(structured: Record<string, unknown>): ToolResult {
 /** True for the Fault shapes; a plain result object with only a numeric `status` is not one. */
 export function isFault(v: unknown): v is Fault {
   if (!isRecord(v)) return false;
-  if (v.drop === true || v.resetMidBody === true || v.hang === true) return true;
+  if (v.drop === true || v.resetMidBody === true || v.hang === true || v.cutAfterRun === true) return true;
   if (isRecord(v.jsonrpcError) || typeof v.hugeBodyBytes === "number") return true;
   const rawKeys = ["status", "body", "headers", "contentType"];
   return typeof v.status === "number" && Object.keys(v).every((k) => rawKeys.includes(k));

@@ -38,7 +38,7 @@ export interface CallContext {
 export type Fault =
   /** An arbitrary answer; contentType defaults to application/json when a body is given. */
   | { status: number; body?: string | Uint8Array; headers?: Record<string, string>; contentType?: string }
-  /** Close the socket without writing anything. */
+  /** Close the socket without writing anything (a "close" cut: see CutHow). */
   | { drop: true }
   /** Announce a Content-Length larger than what is sent, send part of the body, then close. */
   | { resetMidBody: true; status?: number }
@@ -50,7 +50,23 @@ export type Fault =
    * 200 application/json whose body is a JSON string of exactly this many bytes (at least 2),
    * streamed; with `chunked` it is sent without a Content-Length so only a streaming bound can stop it.
    */
-  | { hugeBodyBytes: number; chunked?: boolean };
+  | { hugeBodyBytes: number; chunked?: boolean }
+  /**
+   * The request has run (returned by a handler: its effects happened; queued by script(): the request
+   * is answered as usual, token admitted and tool run, first), then its connection dies before any
+   * byte of the answer, as `how` says (default "fin"; see CutHow). RecordedRequest.cut says what was done.
+   */
+  | { cutAfterRun: true; how?: CutHow };
+
+/**
+ * How the relay kills a connection. Never a GOAWAY on HTTP/2: the socket just goes.
+ * - "close": as a server closing its socket: over TLS close_notify then FIN; plain HTTP a FIN.
+ * - "fin": as a process that died: a FIN, over TLS without close_notify.
+ * - "rst": a TCP RST (TLS only: Deno.Conn cannot reset, so plain HTTP sends a FIN and records "fin").
+ * Deno 2.9.6's fetch, on a reused connection with a Uint8Array body, resends the request after "close"
+ * on HTTP/1.1 (TLS or not), after "fin" on plain HTTP/1.1 only, and after "rst" on HTTP/1.1 and HTTP/2.
+ */
+export type CutHow = "close" | "fin" | "rst";
 
 export type ToolHandler = (ctx: CallContext) => ToolResult | Fault | Promise<ToolResult | Fault>;
 
@@ -77,6 +93,12 @@ export interface RecordedRequest {
   status?: number;
   /** Date.now() when the request was fully read. */
   receivedAt: number;
+  /** Which client connection it came on: 1 for the first the relay accepted, and so on. */
+  connection: number;
+  /** "1.1" or "1.0" (HTTP/1.x), or "2". */
+  httpVersion: string;
+  /** Set when the relay cut the connection instead of answering (drop, cutAfterRun): how. */
+  cut?: CutHow;
 }
 
 export interface StrictRelayOptions {
@@ -97,13 +119,30 @@ export interface StrictRelayOptions {
   /**
    * Reuse connections (default false: every answer carries `Connection: close`). With reuse,
    * Deno's fetch silently retries a request whose reused connection is dropped before any byte of
-   * the answer, so a `drop` fault is only observable without it.
+   * the answer, so a `drop` fault is only observable without it. HTTP/1.1 only: HTTP/2 always keeps
+   * its connection.
    */
   keepAlive?: boolean;
   /** The port to listen on, on 127.0.0.1 (default 0: one the OS picks). */
   port?: number;
   /** What the default browsegrant's active grant covers (default rooms general, kinds 1111 and 9). */
   grantScope?: GrantScope;
+  /**
+   * Serve HTTPS with the test certificate (tests/support/tls.ts: a test CA, SANs 127.0.0.1,
+   * 127.0.0.2 and localhost). Default false: plain HTTP/1.1.
+   */
+  tls?: boolean;
+  /**
+   * With tls: offer `h2` and `http/1.1` by ALPN and serve HTTP/2 to clients that pick h2 (HTTP/1.1 to
+   * the others). Default false: only `http/1.1` is offered. Needs tls.
+   */
+  http2?: boolean;
+  /**
+   * Close a connection once it has been idle this long, in ms (the real relay: 60 s). HTTP/1.1:
+   * no request begun since the last answer; the socket is closed (over TLS, close_notify then FIN).
+   * HTTP/2: no stream in flight; GOAWAY(NO_ERROR, last stream) then close. Default: never.
+   */
+  idleTimeoutMs?: number;
 }
 
 /** The rooms and kinds an agent grant covers. */
@@ -113,9 +152,9 @@ export interface GrantScope {
 }
 
 export interface StrictRelay {
-  /** Base URL to hand to `tinyagent --relay`: "http://127.0.0.1:<port>" + prefix. */
+  /** Base URL to hand to `tinyagent --relay`: "http://127.0.0.1:<port>" + prefix ("https://" with tls). */
   url: string;
-  /** "http://127.0.0.1:<port>" */
+  /** "http://127.0.0.1:<port>" ("https://" with tls) */
   origin: string;
   /** "127.0.0.1:<port>" */
   host: string;
@@ -148,6 +187,23 @@ export interface StrictRelay {
   delay(ms: number): void;
   /** The browsegrant result (or a Fault) for a signer and its params. */
   setBrowsegrant(fn: BrowsegrantFn): void;
+  /** "http" or "https". */
+  readonly scheme: "http" | "https";
+  /** Whether h2 is offered (tls with http2). */
+  readonly http2: boolean;
+  /** With tls: the test CA's PEM, to trust in-process (`Deno.createHttpClient({ caCerts: [caPem] })`). */
+  readonly caPem?: string;
+  /** With tls: the test CA's file, for `DENO_CERT=<caFile>` in a child process's environment. */
+  readonly caFile?: string;
+  /** How many client (TCP) connections the relay has accepted so far. */
+  readonly connections: number;
+  /** Client connections open now. */
+  readonly openConnections: number;
+  /**
+   * Destroys every open client connection at once, whatever it is doing, as `how` says (default
+   * "fin": over TLS without close_notify; never a GOAWAY). Returns how many were cut.
+   */
+  cutConnections(how?: CutHow): number;
   /** Stops listening and closes every open socket (including hung ones). */
   close(): Promise<void>;
 }

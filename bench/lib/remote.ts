@@ -1,0 +1,281 @@
+// 5. The remote relay: the strict relay behind TLS (HTTP/1.1, then HTTP/2) and a loopback proxy that
+// adds a round trip (default 40 ms, and TCP's own handshake round trip on a new connection), as a
+// user far from the relay has it, plus plain HTTP on loopback with no delay as the control.
+// tinyagent runs with the shipped flags (the sandboxed worker, as the binary runs), the floor script
+// with the narrow ones; both trust the test CA through DENO_CERT. Each program has a relay (and
+// proxy) of its own, so each relay's connection count is one program's. In each scenario:
+//   - spawn samples, taking turns: spawn, initialize, tools/list, one tools/call, as a host does; the
+//     time to that call's answer, the call's own round trip (the first call), the connections opened;
+//   - one long session each, driven in alternating batches: per-call round trips, and the
+//     connections the whole session opened.
+
+import { shippedFlags } from "../../scripts/shipped_flags.ts";
+import {
+  startStrictRelay,
+  type StrictRelay,
+  type StrictRelayOptions,
+} from "../../tests/support/strict_relay/mod.ts";
+import { startTcpProxy, type TcpProxy } from "../../tests/support/robustness_kit.ts";
+import { newKey, type TestKey } from "../../tests/support/tinyagent.ts";
+import { testCertificates } from "../../tests/support/tls.ts";
+import { type ChildSpec, LineChild, type Program } from "./child.ts";
+import { handshake, SMALL_RESULT, SMALL_TOOL, smallCall } from "./fixture.ts";
+import type { BenchResult, Target } from "./report.ts";
+import { median, ms, summarize, times } from "./stats.ts";
+
+export interface RemoteOptions {
+  /** The added round trip, in ms (half each way). */
+  rttMs: number;
+  /** Measured calls per program and scenario in the long session. */
+  calls: number;
+  batch: number;
+  warmup: number;
+  /** Spawn samples per program and scenario. */
+  spawns: number;
+  /** Limits, as ratios tinyagent / floor. */
+  callLimit: number;
+  spawnLimit: number;
+  log(line: string): void;
+}
+
+interface Scenario {
+  key: string;
+  title: string;
+  relay: StrictRelayOptions;
+  delayed: boolean;
+}
+
+type Side = "tinyagent" | "floor";
+const SIDES: Side[] = ["tinyagent", "floor"];
+
+/** One program's relay (and proxy): the URL it is given and the count of connections it made. */
+interface Endpoint {
+  relay: StrictRelay;
+  proxy?: TcpProxy;
+  url: string;
+  host: string;
+}
+
+interface Samples {
+  calls: number[];
+  firstCall: number[];
+  spawnToCall: number[];
+  /** Connections opened by each spawn sample (initialize, tools/list, one call). */
+  spawnConnections: number[];
+  /** Connections the long session opened, and the relay calls it made. */
+  sessionConnections: number;
+  sessionRequests: number;
+}
+
+async function endpoint(scenario: Scenario, delayMs: number): Promise<Endpoint> {
+  const relay = await startStrictRelay(scenario.relay);
+  relay.setTool(SMALL_TOOL, () => SMALL_RESULT);
+  if (!scenario.delayed) return { relay, url: relay.url, host: relay.host };
+  const proxy = startTcpProxy(relay.port, { delayMs });
+  return { relay, proxy, url: `${relay.scheme}://${proxy.host}`, host: proxy.host };
+}
+
+function spec(side: Side, at: Endpoint, key: TestKey, caFile: string): ChildSpec {
+  const program: Program = side;
+  return {
+    program,
+    relayUrl: at.url,
+    relayHost: at.host,
+    keyHex: key.hex,
+    // tinyagent as shipped (its worker narrows itself to the relay); the floor with the narrow flags.
+    flags: side === "tinyagent" ? shippedFlags() : undefined,
+    env: { DENO_CERT: caFile },
+  };
+}
+
+/** spawn → initialize → tools/list → one call; returns the call's answer time from spawn and its trip. */
+async function spawnOnce(child: LineChild): Promise<{ spawnToCall: number; firstCall: number }> {
+  try {
+    await handshake(child);
+    const firstCall = await smallCall(child);
+    return { spawnToCall: performance.now() - child.spawnedAt, firstCall };
+  } finally {
+    await child.close();
+  }
+}
+
+async function runScenario(
+  scenario: Scenario,
+  options: RemoteOptions,
+  caFile: string,
+): Promise<Record<Side, Samples>> {
+  const key = newKey();
+  const ends = {} as Record<Side, Endpoint>;
+  const samples = {} as Record<Side, Samples>;
+  for (const side of SIDES) {
+    ends[side] = await endpoint(scenario, options.rttMs / 2);
+    samples[side] = {
+      calls: [],
+      firstCall: [],
+      spawnToCall: [],
+      spawnConnections: [],
+      sessionConnections: 0,
+      sessionRequests: 0,
+    };
+  }
+  try {
+    for (let i = 0; i < options.spawns; i++) {
+      for (const side of i % 2 === 0 ? SIDES : [...SIDES].reverse()) {
+        const before = ends[side].relay.connections;
+        const child = new LineChild(spec(side, ends[side], key, caFile));
+        const t = await spawnOnce(child);
+        samples[side].spawnToCall.push(t.spawnToCall);
+        samples[side].firstCall.push(t.firstCall);
+        samples[side].spawnConnections.push(ends[side].relay.connections - before);
+        ends[side].relay.requests.length = 0;
+      }
+    }
+    const before = { tinyagent: ends.tinyagent.relay.connections, floor: ends.floor.relay.connections };
+    const children = {
+      tinyagent: new LineChild(spec("tinyagent", ends.tinyagent, key, caFile)),
+      floor: new LineChild(spec("floor", ends.floor, key, caFile)),
+    };
+    const requests = { tinyagent: 0, floor: 0 };
+    try {
+      for (const side of SIDES) await handshake(children[side]);
+      for (let i = 0; i < options.warmup; i++) for (const side of SIDES) await smallCall(children[side]);
+      const batches = Math.ceil(options.calls / options.batch);
+      for (let b = 0; b < batches; b++) {
+        for (const side of b % 2 === 0 ? SIDES : [...SIDES].reverse()) {
+          for (let i = 0; i < options.batch && samples[side].calls.length < options.calls; i++) {
+            samples[side].calls.push(await smallCall(children[side]));
+          }
+          requests[side] += ends[side].relay.requests.length;
+          ends[side].relay.requests.length = 0;
+        }
+      }
+    } finally {
+      for (const side of SIDES) await children[side].close();
+    }
+    for (const side of SIDES) {
+      samples[side].sessionConnections = ends[side].relay.connections - before[side];
+      samples[side].sessionRequests = requests[side] + ends[side].relay.requests.length;
+    }
+    options.log(
+      `remote: ${scenario.key}: ${samples.tinyagent.calls.length} + ${samples.floor.calls.length} calls, ` +
+        `${options.spawns} + ${options.spawns} spawns`,
+    );
+  } finally {
+    for (const side of SIDES) {
+      await ends[side].proxy?.close();
+      await ends[side].relay.close();
+    }
+  }
+  return samples;
+}
+
+export async function remote(options: RemoteOptions): Promise<BenchResult> {
+  const { caFile } = await testCertificates();
+  const rtt = `${options.rttMs} ms RTT`;
+  const scenarios: Scenario[] = [
+    {
+      key: "h1-tls",
+      title: `HTTP/1.1 over TLS, ${rtt}`,
+      relay: { tls: true, keepAlive: true },
+      delayed: true,
+    },
+    { key: "h2-tls", title: `HTTP/2 over TLS, ${rtt}`, relay: { tls: true, http2: true }, delayed: true },
+    { key: "plain", title: "plain HTTP/1.1, loopback, no delay", relay: { keepAlive: true }, delayed: false },
+  ];
+  const results: Record<string, Record<Side, Samples>> = {};
+  for (const scenario of scenarios) results[scenario.key] = await runScenario(scenario, options, caFile);
+
+  const rows: string[][] = [];
+  const targets: Target[] = [];
+  const summaries: Record<string, unknown> = {};
+  for (const scenario of scenarios) {
+    const r = results[scenario.key];
+    const stat = (side: Side) => ({
+      call: summarize(r[side].calls),
+      firstCall: median(r[side].firstCall),
+      spawnToCall: median(r[side].spawnToCall),
+      spawnConnections: median(r[side].spawnConnections),
+      sessionConnections: r[side].sessionConnections,
+      sessionRequests: r[side].sessionRequests,
+    });
+    const a = stat("tinyagent");
+    const b = stat("floor");
+    summaries[scenario.key] = { tinyagent: a, floor: b };
+    const connections = (s: typeof a) =>
+      `${s.sessionConnections} for ${s.sessionRequests} requests (spawn: ${s.spawnConnections})`;
+    rows.push(
+      [
+        scenario.title,
+        "tinyagent",
+        ms(a.call.p50),
+        ms(a.call.p95),
+        ms(a.firstCall),
+        ms(a.spawnToCall),
+        connections(a),
+      ],
+      ["", "floor", ms(b.call.p50), ms(b.call.p95), ms(b.firstCall), ms(b.spawnToCall), connections(b)],
+      [
+        "",
+        "ratio tinyagent / floor",
+        times(a.call.p50 / b.call.p50),
+        times(a.call.p95 / b.call.p95),
+        times(a.firstCall / b.firstCall),
+        times(a.spawnToCall / b.spawnToCall),
+        "",
+      ],
+    );
+    targets.push({
+      what: `${scenario.key}: per-call p50 tinyagent / floor`,
+      limit: `≤ ${times(options.callLimit)}`,
+      measured: times(a.call.p50 / b.call.p50),
+      met: a.call.p50 / b.call.p50 <= options.callLimit,
+    });
+    if (scenario.delayed) {
+      targets.push(
+        {
+          what: `${scenario.key}: spawn → first call answered, tinyagent / floor`,
+          limit: `≤ ${times(options.spawnLimit)}`,
+          measured: times(a.spawnToCall / b.spawnToCall),
+          met: a.spawnToCall / b.spawnToCall <= options.spawnLimit,
+        },
+        {
+          what: `${scenario.key}: tinyagent connections for a session of sequential calls`,
+          limit: "1",
+          measured: String(a.sessionConnections),
+          met: a.sessionConnections === 1,
+        },
+      );
+    }
+  }
+  return {
+    name: "remote",
+    title:
+      `Remote relay (${options.calls} calls each per scenario in alternating batches of ${options.batch}, ` +
+      `after ${options.warmup} warm-up calls; ${options.spawns} spawns each, taking turns)`,
+    columns: [
+      "scenario",
+      "command",
+      "per call p50",
+      "per call p95",
+      "first call p50",
+      "spawn → first call p50",
+      "connections / session",
+    ],
+    rows,
+    targets,
+    notes: [
+      `The delay proxy (tests/support/robustness_kit.ts) holds every chunk ${
+        options.rttMs / 2
+      } ms each way, ` +
+      "and a new connection's first bytes one round trip more (TCP's SYN/SYN-ACK): a fresh TLS connection " +
+      "costs three round trips before its first answer, a kept one one.",
+      "tinyagent: `deno run` with the shipped flags (deno.json's start task); floor: bench/floor.ts with " +
+      "--allow-net=<proxy host:port> --allow-env=TINY_PRIVATE_KEY, fetch's default pooled client. Both get " +
+      "DENO_CERT=<test CA> (tests/support/tls.ts).",
+      "First call: the round trip of the first tools/call after initialize and tools/list. Spawn → first call: " +
+      "from spawn to that call's answer. Connections / session: connections the long session opened for its " +
+      "relay requests (tools/list, warm-up and measured calls); spawn: the median for a spawn sample.",
+    ],
+    data: { options: { ...options, log: undefined }, summaries, samples: results },
+  };
+}
