@@ -7,6 +7,7 @@ import { verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { parseRelayUrl } from "../lib/endpoint.ts";
+import { dial } from "../lib/dial.ts";
 import { RelayClient } from "../lib/relay.ts";
 import { failureText, type RelayAnswer } from "../lib/relay_answer.ts";
 import { Signer } from "../lib/signer.ts";
@@ -36,6 +37,7 @@ async function withClient(
   try {
     await fn(client, relay);
   } finally {
+    client.close();
     await relay.close();
   }
 }
@@ -159,4 +161,67 @@ Deno.test("failures: each is the contract's prefix, and the next call succeeds",
       /^transport: cannot reach http:\/\/127\.0\.0\.1:\d+\/mcp: /,
     );
   });
+});
+
+Deno.test("a request the relay cannot have read goes once more, on a new connection, with a new token", async (t) => {
+  const relay = await startStrictRelay({ keepAlive: true });
+  try {
+    const parsed = parseRelayUrl(relay.url);
+    assert.ok(parsed.ok);
+    let dials = 0;
+    // The first connection is one the relay already closed: the write of the request fails.
+    const closedByTheRelay = {
+      write: () => Promise.reject(new Deno.errors.BrokenPipe("Broken pipe (os error 32)")),
+      read: () => Promise.resolve(null),
+      close: () => {},
+    } as unknown as Deno.Conn;
+    const client = new RelayClient({
+      endpoint: parsed.endpoint,
+      signer,
+      timeoutMs: 10_000,
+      transport: {
+        dial: (target) => {
+          dials++;
+          return dials === 1
+            ? Promise.resolve({ conn: closedByTheRelay, protocol: "http/1.1" })
+            : dial(target);
+        },
+      },
+    });
+    try {
+      await t.step("the call succeeds on the second connection", async () => {
+        assert.ok((await client.listTools()).ok);
+        assert.equal(dials, 2);
+      });
+      await t.step("the relay saw the request once, with a token never sent before", () => {
+        assert.equal(relay.requests.length, 1);
+        assert.ok(verifyEvent(relay.requests[0].auth!));
+      });
+    } finally {
+      client.close();
+    }
+  } finally {
+    await relay.close();
+  }
+});
+
+Deno.test("a request the relay may have read is never sent again: the connection dies after the call ran", async () => {
+  for (const how of ["fin", "close"] as const) {
+    const relay = await startStrictRelay({ keepAlive: true });
+    const parsed = parseRelayUrl(relay.url);
+    assert.ok(parsed.ok);
+    const client = new RelayClient({ endpoint: parsed.endpoint, signer, timeoutMs: 10_000 });
+    try {
+      assert.ok((await client.callTool("list_rooms", {})).ok);
+      assert.ok((await client.callTool("list_rooms", {})).ok);
+      relay.script({ cutAfterRun: true, how });
+      assert.match(failureOf(await client.callTool("list_rooms", {})), /^transport: no answer from /);
+      assert.equal(relay.requests.length, 3, `${how}: the third request reached the relay once`);
+      assert.ok((await client.callTool("list_rooms", {})).ok, "the next call succeeds");
+      assert.equal(client.connectionsOpened, 2);
+    } finally {
+      client.close();
+      await relay.close();
+    }
+  }
 });
