@@ -4,7 +4,7 @@
 
 import { type Command, parseCommand, USAGE, UsageError } from "./lib/cli.ts";
 import { proxyFor } from "./lib/proxy.ts";
-import { Fatal, run } from "./lib/run.ts";
+import { Fatal } from "./lib/fatal.ts";
 import { exitOnTermination } from "./lib/lifecycle.ts";
 import { isConfined, runInSandbox, type SandboxedCommand } from "./lib/sandbox.ts";
 import { heldPermissions, probeSandbox, renderSandboxReport, sandboxReport } from "./lib/sandbox_check.ts";
@@ -36,7 +36,7 @@ async function sandboxCheck(
 
 async function sandboxed(command: Exclude<SandboxedCommand, { command: "sandbox-check" }>): Promise<number> {
   // Started with only the relay's host and the key variable: already confined.
-  if (isConfined()) return await run(command);
+  if (isConfined()) return await runHere(command);
   const outcome = await runInSandbox(command, log);
   if (outcome.started) return outcome.code;
   log(
@@ -46,6 +46,15 @@ async function sandboxed(command: Exclude<SandboxedCommand, { command: "sandbox-
       `run the release binary, or deno run with only --allow-net=<relay host:port> --allow-env=<key variable>, ` +
       `or with the flags of 'deno task start'`,
   );
+  return await runHere(command);
+}
+
+/**
+ * Runs a command in this thread. Loaded only then: in the sandboxed case the worker loads it, and
+ * loading it here as well would only delay the worker's start.
+ */
+async function runHere(command: Parameters<typeof import("./lib/run.ts").run>[0]): Promise<number> {
+  const { run } = await import("./lib/run.ts");
   return await run(command);
 }
 
@@ -75,7 +84,7 @@ async function main(argv: string[]): Promise<number> {
         console.log(versionText());
         return 0;
       case "keygen":
-        return await run(command); // Needs no permission at all.
+        return await runHere(command); // Needs no permission at all.
       case "sandbox-check":
         return await sandboxCheck(command);
       default:

@@ -2,6 +2,7 @@
 // network and stdio, so it is what runs inside the sandbox.
 
 import type { Command, RelayCommand } from "./cli.ts";
+import { Fatal } from "./fatal.ts";
 import { DEFAULT_KEY_ENV } from "./cli.ts";
 import { diagnose } from "./diagnose.ts";
 import { exitCode } from "./diagnose_report.ts";
@@ -15,12 +16,7 @@ import { processStdio } from "./stdio.ts";
 import { diagnoseTool } from "./tiny_diagnose.ts";
 import { DIAGNOSE_TOOL, READ_TOOLS, WRITE_TOOLS } from "./tools.ts";
 
-/** A startup failure: one line on stderr, then this exit status. */
-export class Fatal extends Error {
-  constructor(message: string, readonly exitCode = 1) {
-    super(message);
-  }
-}
+export { Fatal };
 
 function log(line: string): void {
   console.error(`tinyagent: ${line}`);

@@ -7,6 +7,7 @@
 import type { Command } from "./cli.ts";
 import config from "../deno.json" with { type: "json" };
 import type { ProbeResult } from "./sandbox_check.ts";
+import { warmTrustStore } from "./tls_warmup.ts";
 
 /** The commands that touch the key or the network, and so run sandboxed. */
 export type SandboxedCommand = Extract<Command, { command: "mcp" | "diagnose" | "whoami" | "sandbox-check" }>;
@@ -117,11 +118,16 @@ export function runInSandbox(
   } catch (error) {
     return Promise.resolve({ started: false, reason: (error as Error).message });
   }
+  // While the worker boots on its own thread, this one builds what its first TLS connection needs.
+  const warmed = "relay" in command && command.relay.origin.startsWith("https:")
+    ? warmTrustStore()
+    : Promise.resolve();
   return new Promise((resolve) => {
     let running = false;
-    worker.onmessage = (event: MessageEvent<FromWorker>) => {
+    worker.onmessage = async (event: MessageEvent<FromWorker>) => {
       const message = event.data;
       if (message.type === "ready") {
+        await warmed;
         revokeAll();
         running = true;
         worker.postMessage({ type: "run", command } satisfies ToWorker);

@@ -1,7 +1,8 @@
 // The sandboxed worker's entry: it announces that its code is loaded, then
 // runs the one command it is given and reports the exit status.
 
-import { Fatal, run } from "./run.ts";
+import { Fatal } from "./fatal.ts";
+import { run } from "./run.ts";
 import type { FromWorker, ToWorker } from "./sandbox.ts";
 import { probeSandbox } from "./sandbox_check.ts";
 
