@@ -7,7 +7,6 @@ import { proxyFor } from "./lib/proxy.ts";
 import { Fatal } from "./lib/fatal.ts";
 import { exitOnTermination } from "./lib/lifecycle.ts";
 import { isConfined, runInSandbox, type SandboxedCommand } from "./lib/sandbox.ts";
-import { heldPermissions, probeSandbox, renderSandboxReport, sandboxReport } from "./lib/sandbox_check.ts";
 import { NAME, versionText } from "./lib/version.ts";
 
 function log(line: string): void {
@@ -18,6 +17,9 @@ function log(line: string): void {
 async function sandboxCheck(
   command: Extract<SandboxedCommand, { command: "sandbox-check" }>,
 ): Promise<number> {
+  const { heldPermissions, probeSandbox, renderSandboxReport, sandboxReport } = await import(
+    "./lib/sandbox_check.ts"
+  );
   let report;
   if (isConfined()) {
     const checks = await probeSandbox(command.relay, command.keyEnv, command.proxy);

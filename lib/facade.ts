@@ -17,7 +17,8 @@ import {
 import { failureText, markPermission, type RelayAnswer, type RelayFailure } from "./relay_answer.ts";
 import type { Signer } from "./signer.ts";
 import { decideSigning, eventToSign } from "./signing.ts";
-import { DIAGNOSE_TOOL, exposedTable, unknownToolHint } from "./tools.ts";
+import { exposedTable } from "./tool_table.ts";
+import { DIAGNOSE_TOOL, unknownToolHint } from "./tools.ts";
 
 /** The two calls the facade makes to the relay. */
 export interface RelayPort {

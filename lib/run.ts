@@ -4,16 +4,11 @@
 import type { Command, RelayCommand } from "./cli.ts";
 import { Fatal } from "./fatal.ts";
 import { DEFAULT_KEY_ENV } from "./cli.ts";
-import { diagnose } from "./diagnose.ts";
-import { exitCode } from "./diagnose_report.ts";
-import { renderReport } from "./diagnose_render.ts";
-import { Facade } from "./facade.ts";
 import { serve } from "./host.ts";
 import { parentGone } from "./lifecycle.ts";
-import { RelayClient } from "./relay.ts";
+import { relaySide } from "./relay_side.ts";
 import { Signer } from "./signer.ts";
 import { processStdio } from "./stdio.ts";
-import { diagnoseTool } from "./tiny_diagnose.ts";
 import { DIAGNOSE_TOOL, READ_TOOLS, WRITE_TOOLS } from "./tools.ts";
 
 export { Fatal };
@@ -41,19 +36,11 @@ function requireNet(command: RelayCommand): void {
   }
 }
 
-/** The signer and a relay client for it, once both permissions are confirmed. */
-async function connect(
-  command: Extract<Command, { command: "mcp" | "diagnose" }>,
-): Promise<{ signer: Signer; relay: RelayClient }> {
+/** The signer, once the key's and the relay's permissions are confirmed. */
+async function signerFor(command: Extract<Command, { command: "mcp" | "diagnose" }>): Promise<Signer> {
   const signer = await readKey(command.keyEnv);
   requireNet(command);
-  const relay = new RelayClient({
-    endpoint: command.relay,
-    signer,
-    timeoutMs: command.timeoutMs,
-    proxy: command.proxy,
-  });
-  return { signer, relay };
+  return signer;
 }
 
 async function keygen(): Promise<number> {
@@ -68,18 +55,8 @@ async function keygen(): Promise<number> {
 }
 
 async function mcp(command: Extract<Command, { command: "mcp" }>): Promise<number> {
-  const { signer, relay } = await connect(command);
-  // Ready for the first call while the host does its handshake: the connection opens now (no request is
-  // sent before the host lists or calls tools), the signing stack loads after the first answer.
-  relay.warm();
-  const facade = new Facade({
-    relay,
-    signer,
-    exposed: command.exposed,
-    allowWrites: command.allowWrites,
-    diagnose: diagnoseTool((asked) => diagnose(relay, signer, asked)),
-    log,
-  });
+  const signer = await signerFor(command);
+  const side = relaySide(command, signer, log);
   if (Deno.stdin.isTerminal()) {
     // Started by hand: say what it is waiting for rather than look hung. Stdout stays protocol-only.
     log(
@@ -100,13 +77,36 @@ async function mcp(command: Extract<Command, { command: "mcp" }>): Promise<numbe
           (command.proxy ? `; through the proxy ${command.proxy.display}` : ""),
       )
     );
+  // The host's process is watched from the first answer or the first tools request, whichever
+  // comes first: the runtime's first timer costs ~10 ms, which the handshake need not wait for, and
+  // a host that dies with a call hung at the relay must still end this process.
+  let watchHost = () => {};
+  const hostGone = new Promise<string>((resolve) => {
+    let watching = false;
+    watchHost = () => {
+      if (watching) return;
+      watching = true;
+      void parentGone().then(resolve);
+    };
+  });
   await serve({
     input: processStdio.input,
     output: processStdio.output,
-    tools: facade,
+    tools: {
+      listTools: () => (watchHost(), side.listTools()),
+      callTool: (params) => (watchHost(), side.callTool(params)),
+      close: () => side.close(),
+    },
     log,
-    afterFirstAnswer: () => void announce(),
-    hostGone: parentGone(),
+    // Ready for the first call while the host does its handshake, which waited for none of it: the
+    // relay side loads and its connection opens (no request is sent before the host lists or calls
+    // tools), and the signing stack loads with the announcement's public key.
+    afterFirstAnswer: () => {
+      side.warm();
+      void announce();
+      watchHost();
+    },
+    hostGone,
   });
   await announce();
   return 0;
@@ -136,14 +136,24 @@ export async function run(
       return 0;
     }
     case "diagnose": {
-      const { signer, relay } = await connect(command);
+      const signer = await signerFor(command);
+      const [{ RelayClient }, { diagnose }, { exitCode }, { renderReport }] = await Promise.all([
+        import("./relay.ts"),
+        import("./diagnose.ts"),
+        import("./diagnose_report.ts"),
+        import("./diagnose_render.ts"),
+      ]);
+      const relay = new RelayClient({
+        endpoint: command.relay,
+        signer,
+        timeoutMs: command.timeoutMs,
+        proxy: command.proxy,
+      });
       const report = await diagnose(relay, signer, { rooms: command.rooms, kinds: command.kinds });
-      console.log(
-        // Colour only for a person at a terminal who has not asked for none (NO_COLOR, read by Deno at start).
-        command.json
-          ? JSON.stringify(report, null, 2)
-          : renderReport(report, Deno.stdout.isTerminal() && !Deno.noColor),
-      );
+      // Colour only for a person at a terminal who has not asked for none (NO_COLOR, read by Deno at start).
+      const colour = Deno.stdout.isTerminal() && !Deno.noColor;
+      console.log(command.json ? JSON.stringify(report, null, 2) : renderReport(report, colour));
+      relay.close();
       return exitCode(report.verdict);
     }
     case "mcp":

@@ -1,10 +1,6 @@
 // The curated tool lists and the kind table (facade.md, "Exposed tools" and
 // "Sign and resubmit"). Pure data and pure functions: no I/O.
 
-import { type Conformed, conformTool } from "./conform.ts";
-import { isObject } from "./json.ts";
-import type { JsonObject, Tool } from "./mcp.ts";
-
 /** Read tools, offered by default, in the order they are listed. */
 export const READ_TOOLS: readonly string[] = [
   "list_repositories",
@@ -168,30 +164,4 @@ export function resolveExposure(
     names.push(name);
   }
   return { ok: true, names };
-}
-
-/**
- * Restricts the relay's `tools/list` entries to the exposed names, in the
- * exposure order, each made a valid MCP tool from the relay's title,
- * description, input schema and annotations (conform.ts). A relay tool
- * outside the exposed set (including one named `tiny_diagnose`) is never
- * offered; the first entry of a name counts.
- */
-export function exposedTable(relayTools: unknown[], exposed: readonly string[]): Conformed<Tool[]> {
-  const byName = new Map<string, JsonObject>();
-  for (const tool of relayTools) {
-    if (!isObject(tool)) continue;
-    const name = tool.name;
-    if (typeof name === "string" && !byName.has(name)) byName.set(name, tool);
-  }
-  const table: Tool[] = [];
-  const notes: string[] = [];
-  for (const name of exposed) {
-    const entry = byName.get(name);
-    if (!entry || name === DIAGNOSE_TOOL) continue;
-    const conformed = conformTool(name, entry);
-    table.push(conformed.value);
-    notes.push(...conformed.notes);
-  }
-  return { value: table, notes };
 }

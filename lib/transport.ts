@@ -8,7 +8,6 @@
 import { dial, type Dialed, type DialTarget } from "./dial.ts";
 import type { Attempt, RelayConnection } from "./http_exchange.ts";
 import { Http1Connection } from "./http1.ts";
-import { Http2Connection } from "./http2.ts";
 import type { Proxy } from "./proxy.ts";
 
 /**
@@ -106,8 +105,9 @@ export class RelayTransport {
   async #open(): Promise<RelayConnection> {
     const dialed = await (this.#options.dial ?? dial)(this.#target);
     this.#opened++;
+    // HTTP/2 and HPACK load only for a relay that chose them.
     const connection = dialed.protocol === "h2"
-      ? new Http2Connection(dialed.conn, { authority: this.#authority })
+      ? new (await import("./http2.ts")).Http2Connection(dialed.conn, { authority: this.#authority })
       : new Http1Connection(dialed.conn, {
         authority: this.#authority,
         absoluteOrigin: this.#target.proxy && !this.#target.tls ? this.#options.origin.origin : undefined,

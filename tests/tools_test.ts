@@ -4,13 +4,13 @@
 import assert from "node:assert/strict";
 import {
   DIAGNOSE_TOOL,
-  exposedTable,
   isReadTool,
   isWriteTool,
   READ_TOOLS,
   resolveExposure,
   WRITE_TOOLS,
 } from "../lib/tools.ts";
+import { exposedTable } from "../lib/tool_table.ts";
 import { CONTRACT_READ, CONTRACT_WRITE } from "./support/contract.ts";
 
 /** Relay tools that must never be offered, whatever the flags. */
