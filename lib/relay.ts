@@ -19,8 +19,8 @@ export interface RelayClientOptions {
   timeoutMs: number;
   maxAnswerBytes?: number;
   proxy?: Proxy;
-  /** Transport settings for tests (idle bound, dialing). */
-  transport?: Partial<TransportOptions>;
+  /** The session's transport, made (and warmed) ahead of the client; or settings for one, for tests. */
+  transport?: RelayTransport | Partial<TransportOptions>;
 }
 
 export class RelayClient {
@@ -34,7 +34,7 @@ export class RelayClient {
 
   constructor(options: RelayClientOptions) {
     this.#options = options;
-    this.#transport = new RelayTransport({
+    this.#transport = options.transport instanceof RelayTransport ? options.transport : new RelayTransport({
       origin: new URL(options.endpoint.origin),
       proxy: options.proxy,
       ...options.transport,

@@ -1,41 +1,52 @@
-// The relay side of an mcp session, loaded on first need: the facade, the
-// relay client and the tiny_diagnose tool are imported and built once the
-// host's first answer is out (or at its first tools request), so answering
-// the handshake waits for none of that code. Loading it also opens the
-// connection to the relay, ahead of the first call.
+// The relay side of an mcp session, loaded on first need. The connection to
+// the relay is opened at once, while the host does its handshake (no request
+// is sent before the host lists or calls tools); only the transport's code is
+// loaded for that. The facade, the relay client and the tiny_diagnose tool are
+// imported and built once the host's first answer is out (or at its first
+// tools request), so answering the handshake waits for none of that code.
 
 import type { Command } from "./cli.ts";
 import type { Facade } from "./facade.ts";
 import type { ToolProvider } from "./host.ts";
 import type { CallOutcome, Tool } from "./mcp.ts";
 import type { Signer } from "./signer.ts";
+import type { RelayTransport } from "./transport.ts";
 
 export interface RelaySide extends ToolProvider {
-  /** Loads the relay side now and opens its connection; no request is sent. */
-  warm(): void;
+  /** Loads the relay side now; no request is sent. */
+  warm(): Promise<void>;
   /** The host is gone: nothing more is signed or sent, whether or not the relay side was loaded. */
   close(): void;
 }
 
+/** Starts opening the session's connection to the relay; the relay side itself loads later. */
 export function relaySide(
   command: Extract<Command, { command: "mcp" }>,
   signer: Signer,
   log: (line: string) => void,
 ): RelaySide {
   let closed = false;
+  const opening: Promise<RelayTransport> = import("./transport.ts").then(({ RelayTransport }) => {
+    const transport = new RelayTransport({ origin: new URL(command.relay.origin), proxy: command.proxy });
+    if (closed) transport.close();
+    else transport.warm();
+    return transport;
+  });
   let loading: Promise<Facade> | undefined;
   const load = () =>
     loading ??= (async () => {
-      const [{ Facade }, { RelayClient }, { diagnoseTool }] = await Promise.all([
+      const [{ Facade }, { RelayClient }, { diagnoseTool }, transport] = await Promise.all([
         import("./facade.ts"),
         import("./relay.ts"),
         import("./tiny_diagnose.ts"),
+        opening,
       ]);
       const relay = new RelayClient({
         endpoint: command.relay,
         signer,
         timeoutMs: command.timeoutMs,
         proxy: command.proxy,
+        transport,
       });
       const facade = new Facade({
         relay,
@@ -48,15 +59,15 @@ export function relaySide(
         log,
       });
       if (closed) facade.close();
-      else relay.warm();
       return facade;
     })();
   return {
-    warm: () => void load(),
+    warm: async () => void await load(),
     listTools: async (): Promise<Tool[]> => (await load()).listTools(),
     callTool: async (params: unknown): Promise<CallOutcome> => (await load()).callTool(params),
     close: () => {
       closed = true;
+      void opening.then((transport) => transport.close());
       void loading?.then((facade) => facade.close());
     },
   };

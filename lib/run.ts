@@ -99,10 +99,11 @@ async function mcp(command: Extract<Command, { command: "mcp" }>): Promise<numbe
     },
     log,
     // Ready for the first call while the host does its handshake, which waited for none of it: the
-    // relay side loads and its connection opens (no request is sent before the host lists or calls
-    // tools), and the signing stack loads with the announcement's public key.
+    // connection to the relay has been opening since the start (no request is sent before the host
+    // lists or calls tools), and now the relay side loads, and the signing stack with the
+    // announcement's public key, whose first curve work is the expensive one.
     afterFirstAnswer: () => {
-      side.warm();
+      void side.warm();
       void announce();
       watchHost();
     },

@@ -81,8 +81,9 @@ export class RelayTransport {
   async send(request: UnsignedRequest, signal: AbortSignal, maxAnswerBytes: number): Promise<Attempt> {
     for (let attempt = 0;; attempt++) {
       if (this.#closed) return { ok: false, unsent: true, detail: "the transport is closed" };
-      const connection = await this.#ready();
-      const headers = { ...request.headers, Authorization: await request.authorize() };
+      // The token is signed while the connection opens; a token whose connection fails is never sent.
+      const [connection, authorization] = await Promise.all([this.#ready(), request.authorize()]);
+      const headers = { ...request.headers, Authorization: authorization };
       const result = await connection.exchange(
         { target: request.target, headers, body: request.body },
         signal,

@@ -79,9 +79,8 @@ export async function overhead(options: OverheadOptions): Promise<BenchResult> {
     }],
     notes: [
       options.keepAlive
-        ? "The floor reuses its connection to the relay; tinyagent opens a fresh one per call by design " +
-          "(lib/relay.ts: poolMaxIdlePerHost 0, so a silent retry can never resend a used token), and that cost is in the ratio."
-        : "Every call of both commands opens a fresh connection: the ratio without tinyagent's connection policy.",
+        ? "Both keep one connection to the relay: tinyagent its own transport (lib/transport.ts), the floor fetch's pool."
+        : "The relay closes every connection, so every call of both commands opens a fresh one.",
       "Round trip timed in the benchmark process from writing the request line to the arrival of the answer's newline; " +
       "both include the strict relay's own work (token verification with nostr-tools) in this process.",
     ],

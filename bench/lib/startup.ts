@@ -137,7 +137,8 @@ export async function startup(options: StartupOptions): Promise<BenchResult> {
       "Every command is `deno run --quiet --allow-net=<relay host:port> --allow-env=TINY_PRIVATE_KEY <script>` from the project root (same deno.json and lock).",
       "The empty script reads stdin with Deno.stdin.read, the cheapest way; reading it as a web stream (Deno.stdin.readable) " +
       "first loads Deno's streams code, shown for comparison.",
-      "The first tools/list answer includes tinyagent's one signed tools/list POST to the relay (a fresh connection). " +
+      "The first tools/list answer includes tinyagent's one signed tools/list POST to the relay, on the connection it " +
+      "opened at start. " +
       "The floor script's first answer is that same first signed POST without the facade (loading nostr-tools, " +
       "the first secp256k1 signature, one fetch): what any client that signs pays before its first answer.",
     ],
