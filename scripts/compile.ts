@@ -56,6 +56,19 @@ export function compileArgs(target: string): string[] {
   ];
 }
 
+/**
+ * Trust settings `deno compile` would bake into the binary. A binary built with DENO_CERT or
+ * DENO_TLS_CA_STORE set carries that CA file or store list in its metadata, and the runtime then
+ * ignores both variables where the binary runs: a user behind a private CA could not add theirs.
+ * Built without them, the binary reads them at run time, as `deno run` does.
+ */
+export const BAKED_TRUST_VARIABLES = ["DENO_CERT", "DENO_TLS_CA_STORE"] as const;
+
+/** The BAKED_TRUST_VARIABLES set in `env`. */
+export function trustSettingsToBake(env: (name: string) => string | undefined): string[] {
+  return BAKED_TRUST_VARIABLES.filter((name) => env(name) !== undefined);
+}
+
 /** Whether deno compile's error output says it could not download the denort runtime. */
 export function isRuntimeDownloadFailure(stderr: string): boolean {
   return /denort/.test(stderr) && /Setting up base binary|error sending request/.test(stderr);
@@ -105,6 +118,16 @@ async function main(args: string[]): Promise<number> {
   const unknown = args.filter((arg) => !(TARGETS as readonly string[]).includes(arg));
   if (unknown.length > 0) {
     console.error(`compile: unknown target ${unknown.join(", ")}\n\n${usage()}`);
+    return 1;
+  }
+  const baked = trustSettingsToBake((name) => Deno.env.get(name));
+  if (baked.length > 0) {
+    console.error(
+      `compile: ${baked.join(" and ")} ${baked.length === 1 ? "is" : "are"} set; deno compile would build ` +
+        `that trust setting into the binary, which would then ignore its users' own; unset ${
+          baked.length === 1 ? "it" : "them"
+        } to compile`,
+    );
     return 1;
   }
   const targets = args.length > 0 ? [...new Set(args)] : [...TARGETS];

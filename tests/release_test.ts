@@ -14,6 +14,7 @@ import {
   gitCommit,
   isRuntimeDownloadFailure,
   TARGETS,
+  trustSettingsToBake,
   writeCommitFile,
 } from "../scripts/compile.ts";
 import { COMMIT_FILE, FROM_SOURCE, parseCommitFile, UNKNOWN_COMMIT, versionText } from "../lib/version.ts";
@@ -119,6 +120,31 @@ Deno.test("shipped flags", async (t) => {
       "    1: error sending request for url (https://dl.deno.land/release/v2.9.6/denort-x86_64-unknown-linux-gnu.zip)";
     assert.ok(isRuntimeDownloadFailure(stderr));
     assert.ok(!isRuntimeDownloadFailure("error: TS2322 [ERROR]: Type 'string' is not assignable"));
+  });
+
+  await t.step("no trust setting of the build machine is baked into the binary", async () => {
+    const env = (vars: Record<string, string>) => (name: string) => vars[name];
+    assert.deepEqual(trustSettingsToBake(env({})), []);
+    assert.deepEqual(trustSettingsToBake(env({ DENO_CERT: "/ca.pem", PATH: "/bin" })), ["DENO_CERT"]);
+    assert.deepEqual(trustSettingsToBake(env({ DENO_CERT: "", DENO_TLS_CA_STORE: "system" })), [
+      "DENO_CERT",
+      "DENO_TLS_CA_STORE",
+    ]);
+    // The task itself refuses before it compiles anything (or writes dist/commit.txt).
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "compile", "x86_64-unknown-linux-gnu"],
+      cwd: ROOT,
+      env: { DENO_CERT: "/nonexistent/ca.pem", NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(code, 1);
+    assert.equal(decoder.decode(stdout), "");
+    assert.match(
+      decoder.decode(stderr),
+      /compile: DENO_CERT is set; deno compile would build that trust setting/,
+    );
   });
 });
 
