@@ -1,0 +1,335 @@
+/**
+ * The README works as written. Every ```sh block carries a marker on the line before it:
+ *   <!-- readme-check: run -->                 run here, in README order, as one reader would
+ *   <!-- readme-check: covered by <file> -->   that test covers it (the file must exist)
+ *   <!-- readme-check: not here: <why> -->     it cannot run on a development machine, and why
+ * and the Claude Desktop configuration (```json, `host config`) is started exactly as a host would.
+ * The run blocks get a fresh HOME, `tinyagent` on PATH from this checkout (the README's own link
+ * line puts it there), this suite's Deno cache and npm cache, and a `claude` that is Claude Code
+ * through npx.
+ *
+ * Run: deno test --allow-net=127.0.0.1 --allow-env --allow-run --allow-read --allow-write tests/readme_test.ts
+ */
+import assert from "node:assert/strict";
+import { ROOT } from "./support/tinyagent.ts";
+
+const README = `${ROOT}README.md`;
+const CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.332";
+const OFFLINE = Deno.env.get("TINYAGENT_OFFLINE") === "1";
+const decoder = new TextDecoder();
+
+type Marker =
+  | { kind: "run" }
+  | { kind: "covered"; file: string }
+  | { kind: "not-here"; why: string }
+  | { kind: "host-config" };
+
+interface Block {
+  /** 1-based line of the opening fence. */
+  line: number;
+  lang: string;
+  text: string;
+  marker?: Marker;
+}
+
+const MARKER = /^<!-- readme-check: (.*) -->$/;
+
+/** A marker's words, or an error naming what is wrong with them. */
+export function parseMarker(words: string): Marker | string {
+  if (words === "run") return { kind: "run" };
+  if (words === "host config") return { kind: "host-config" };
+  const covered = /^covered by (\S+)$/.exec(words);
+  if (covered) return { kind: "covered", file: covered[1] };
+  const notHere = /^not here: (.+)$/.exec(words);
+  if (notHere) return { kind: "not-here", why: notHere[1] };
+  return `unknown readme-check marker "${words}"`;
+}
+
+/** The fenced blocks of `markdown`, each with the marker on the last non-blank line before it. */
+export function fencedBlocks(markdown: string): { blocks: Block[]; errors: string[] } {
+  const lines = markdown.split("\n");
+  const blocks: Block[] = [];
+  const errors: string[] = [];
+  let pending: { marker: Marker; line: number } | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const marker = MARKER.exec(line.trim());
+    if (marker) {
+      if (pending) errors.push(`line ${pending.line}: a readme-check marker with no block after it`);
+      const parsed = parseMarker(marker[1]);
+      if (typeof parsed === "string") errors.push(`line ${i + 1}: ${parsed}`);
+      else pending = { marker: parsed, line: i + 1 };
+      continue;
+    }
+    const fence = /^```(\S*)\s*$/.exec(line);
+    if (fence) {
+      const end = lines.indexOf("```", i + 1);
+      if (end < 0) {
+        errors.push(`line ${i + 1}: a fence that never closes`);
+        break;
+      }
+      blocks.push({
+        line: i + 1,
+        lang: fence[1],
+        text: lines.slice(i + 1, end).join("\n"),
+        marker: pending?.marker,
+      });
+      pending = undefined;
+      i = end;
+      continue;
+    }
+    if (line.trim() !== "" && pending) {
+      errors.push(`line ${pending.line}: a readme-check marker not directly before a block`);
+      pending = undefined;
+    }
+  }
+  if (pending) errors.push(`line ${pending.line}: a readme-check marker with no block after it`);
+  return { blocks, errors };
+}
+
+/** What is wrong with the blocks' markers: a shell block without one, a marker on the wrong block. */
+export function markerProblems(blocks: Block[], exists: (file: string) => boolean): string[] {
+  const problems: string[] = [];
+  for (const block of blocks) {
+    const at = `README.md:${block.line} (\`\`\`${block.lang})`;
+    if (block.lang === "sh" && !block.marker) {
+      problems.push(`${at}: a shell block without a readme-check marker`);
+    }
+    if (!block.marker) continue;
+    if (block.marker.kind === "host-config" && block.lang !== "json") {
+      problems.push(`${at}: "host config" marks a JSON host configuration`);
+    }
+    if (block.marker.kind !== "host-config" && block.lang !== "sh") {
+      problems.push(`${at}: only shell blocks are run, covered or excused`);
+    }
+    if (block.marker.kind === "covered" && !exists(block.marker.file)) {
+      problems.push(`${at}: covered by ${block.marker.file}, which does not exist`);
+    }
+  }
+  return problems;
+}
+
+function exists(file: string): boolean {
+  try {
+    return Deno.statSync(`${ROOT}${file}`).isFile;
+  } catch {
+    return false;
+  }
+}
+
+async function readmeBlocks(): Promise<Block[]> {
+  const { blocks, errors } = fencedBlocks(await Deno.readTextFile(README));
+  assert.deepEqual(errors, []);
+  return blocks;
+}
+
+Deno.test("README: marker rules", async (t) => {
+  await t.step("a shell block without a marker, a stray marker and a missing file are found", () => {
+    const { blocks, errors } = fencedBlocks(
+      [
+        "```sh",
+        "echo unmarked",
+        "```",
+        "<!-- readme-check: covered by tests/nope_test.ts -->",
+        "",
+        "```sh",
+        "echo covered",
+        "```",
+        "<!-- readme-check: run -->",
+        "some prose",
+        "<!-- readme-check: sometimes -->",
+        "```yaml",
+        "a: 1",
+        "```",
+      ].join("\n"),
+    );
+    assert.deepEqual(errors, [
+      "line 9: a readme-check marker not directly before a block",
+      'line 11: unknown readme-check marker "sometimes"',
+    ]);
+    assert.deepEqual(markerProblems(blocks, () => false), [
+      "README.md:1 (```sh): a shell block without a readme-check marker",
+      "README.md:6 (```sh): covered by tests/nope_test.ts, which does not exist",
+    ]);
+  });
+
+  await t.step("the README follows them", async () => {
+    const blocks = await readmeBlocks();
+    assert.deepEqual(markerProblems(blocks, exists), []);
+    assert.ok(blocks.filter((block) => block.marker?.kind === "run").length >= 5, "blocks are run");
+    assert.equal(blocks.filter((block) => block.marker?.kind === "host-config").length, 1);
+  });
+});
+
+/** Where this suite's Deno keeps its cache, so the reader's shell finds the packages already there. */
+async function denoDir(): Promise<string> {
+  const { stdout } = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
+    .output();
+  return JSON.parse(decoder.decode(stdout)).denoDir;
+}
+
+function npmCache(): string {
+  return Deno.env.get("npm_config_cache") ?? `${Deno.env.get("HOME")}/.npm`;
+}
+
+/** The blocks a run needs the npm registry for: npx, and Claude Code through it. */
+function needsRegistry(block: Block): boolean {
+  return /\bnpx\b|^claude /m.test(block.text);
+}
+
+/** The run blocks as one script: each announced on stderr, a relay left running stopped at the end. */
+function script(blocks: Block[]): string {
+  return [
+    "set -e",
+    "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT",
+    ...blocks.map((block) => `echo "readme-check: README.md:${block.line}" >&2\n${block.text}`),
+  ].join("\n");
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function sh(source: string, env: Record<string, string>, signal: AbortSignal): Promise<Run> {
+  const { code, stdout, stderr } = await new Deno.Command("sh", {
+    args: ["-c", source],
+    cwd: ROOT,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal,
+  }).output();
+  return { code, stdout: decoder.decode(stdout), stderr: decoder.decode(stderr) };
+}
+
+/** Starts the Claude Desktop entry as configured, does the handshake, and returns tinyagent's stderr. */
+async function startHostConfig(
+  block: Block,
+  env: Record<string, string>,
+): Promise<{ answer: string; stderr: string }> {
+  const server = JSON.parse(block.text).mcpServers.tiny as { command: string; args: string[] };
+  const child = new Deno.Command(server.command, {
+    args: server.args,
+    env,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(
+    `${
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "readme", version: "0" },
+        },
+      })
+    }\n`,
+  ));
+  await writer.close();
+  const [out, err, status] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.status,
+  ]);
+  assert.equal(status.code, 0, err);
+  return { answer: out, stderr: err };
+}
+
+Deno.test({
+  name:
+    "README: every run block runs as written, and the Claude Desktop entry starts with the key from its file",
+  ignore: Deno.build.os === "windows",
+  fn: async (t) => {
+    const blocks = await readmeBlocks();
+    const home = await Deno.makeTempDir({ prefix: "tinyagent-readme-" });
+    const deno = Deno.execPath();
+    const denoBin = deno.slice(0, deno.lastIndexOf("/"));
+    try {
+      const shims = `${home}/shims`;
+      await Deno.mkdir(shims);
+      await Deno.writeTextFile(`${shims}/claude`, `#!/bin/sh\nexec npx -y ${CLAUDE_CODE} "$@"\n`, {
+        mode: 0o755,
+      });
+      const env: Record<string, string> = {
+        HOME: home,
+        // As a reader's: ~/.local/bin first (the README links tinyagent there), then deno and npx.
+        PATH: `${home}/.local/bin:${shims}:${denoBin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+        DENO_DIR: await denoDir(),
+        npm_config_cache: npmCache(),
+        NO_COLOR: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_AUTOUPDATER: "1",
+      };
+      const run = blocks.filter((block) =>
+        block.marker?.kind === "run" && !(OFFLINE && needsRegistry(block))
+      );
+      const signal = AbortSignal.timeout(300_000);
+      const result = await sh(script(run), env, signal);
+      const output = `${result.stdout}\n${result.stderr}`;
+      const keyLine = (await Deno.readTextFile(`${home}/.hermes/.env`).catch(() => ""))
+        .split("\n").findLast((line) => line.startsWith("TINY_PRIVATE_KEY="));
+      const key = keyLine?.slice("TINY_PRIVATE_KEY=".length) ?? "";
+
+      await t.step("the run blocks exit 0", () => {
+        assert.equal(result.code, 0, output.slice(-6000));
+      });
+
+      await t.step("each did what the README says", () => {
+        assert.match(key, /^[0-9a-f]{64}$/, "keygen appended a key line to ~/.hermes/.env");
+        assert.match(result.stdout, /run from source\)/, "tinyagent --version from the linked checkout");
+        assert.match(result.stdout, /^npub: npub1[0-9a-z]+$/m, "whoami");
+        assert.match(result.stdout, /^verdict: ok$/m, "diagnose against the local relay");
+        assert.match(result.stdout, /^verdict: needs-grant$/m, "diagnose asking for a room the grant lacks");
+        assert.match(result.stdout, /^exit status 2$/m);
+        assert.match(result.stdout, /^sandbox: confined$/m, "sandbox-check");
+        if (!OFFLINE) {
+          assert.match(result.stdout, /relay received \d+ signed POSTs; tinyagent exited 0/, "the demo");
+          assert.match(
+            result.stdout,
+            /tiny: tinyagent mcp --relay https:\/\/relay\.example\.test - ✔ Connected/,
+          );
+        }
+      });
+
+      await t.step("the key never shows in what the reader's terminal printed", () => {
+        assert.ok(key.length === 64 && !output.includes(key));
+      });
+
+      await t.step({
+        name: "Claude Code's configuration holds the placeholder, never the key",
+        ignore: OFFLINE,
+        fn: async () => {
+          const config = await Deno.readTextFile(`${home}/.claude.json`);
+          assert.ok(config.includes('"TINY_PRIVATE_KEY": "${TINY_PRIVATE_KEY}"'), config);
+          assert.ok(!config.includes(key));
+        },
+      });
+
+      await t.step("the Claude Desktop entry runs tinyagent with the key from ~/.hermes/.env", async () => {
+        const block = blocks.find((candidate) => candidate.marker?.kind === "host-config")!;
+        // A desktop app's short PATH (and deno, which the checkout's launcher runs); no key in it.
+        const { answer, stderr } = await startHostConfig(block, {
+          HOME: home,
+          PATH: `/usr/bin:/bin:${denoBin}`,
+          DENO_DIR: env.DENO_DIR,
+        });
+        assert.match(answer, /"serverInfo"/);
+        const npub = /^npub: (npub1[0-9a-z]+)$/m.exec(result.stdout)?.[1];
+        assert.ok(npub && stderr.includes(` as ${npub}:`), stderr);
+        assert.ok(!(answer + stderr).includes(key));
+      });
+    } finally {
+      await Deno.remove(home, { recursive: true });
+    }
+  },
+});
