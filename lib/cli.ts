@@ -163,6 +163,20 @@ function relayFlag(value: string | undefined, topic: keyof typeof USAGE): RelayE
 
 type Flags = Record<string, { type: "string" | "boolean" }>;
 
+/** The flags of every command that talks to a relay. */
+const RELAY_FLAGS: Flags = { relay: { type: "string" }, "key-env": { type: "string" } };
+
+/** `--relay` and `--key-env`, checked, in that order. */
+function relayAndKey(
+  values: Record<string, unknown>,
+  topic: keyof typeof USAGE,
+): { relay: RelayEndpoint; keyEnv: string } {
+  return {
+    relay: relayFlag(values.relay as string | undefined, topic),
+    keyEnv: keyEnvName(values["key-env"] as string | undefined, topic),
+  };
+}
+
 /**
  * A strict flag parser: `--name value`, `--name=value`, boolean `--flag`, `-h`/`--help`. Hand-written
  * because node:util costs ~5 ms of start-up (the Node compatibility layer) for one function.
@@ -207,15 +221,13 @@ function parse(
 
 function mcpCommand(rest: string[]): Command {
   const { values } = parse("mcp", rest, {
-    relay: { type: "string" },
-    "key-env": { type: "string" },
+    ...RELAY_FLAGS,
     tools: { type: "string" },
     "allow-writes": { type: "boolean" },
     timeout: { type: "string" },
   });
   if (values.help) return { command: "help", topic: "mcp" };
-  const relay = relayFlag(values.relay as string | undefined, "mcp");
-  const keyEnv = keyEnvName(values["key-env"] as string | undefined, "mcp");
+  const { relay, keyEnv } = relayAndKey(values, "mcp");
   const allowWrites = values["allow-writes"] === true;
   const exposure = resolveExposure(list(values.tools as string | undefined), allowWrites);
   if (!exposure.ok) throw new UsageError(exposure.error, "mcp");
@@ -235,8 +247,7 @@ function kindsFlag(value: string | undefined): number[] {
 
 function diagnoseCommand(rest: string[]): Command {
   const { values } = parse("diagnose", rest, {
-    relay: { type: "string" },
-    "key-env": { type: "string" },
+    ...RELAY_FLAGS,
     rooms: { type: "string" },
     kinds: { type: "string" },
     json: { type: "boolean" },
@@ -245,8 +256,7 @@ function diagnoseCommand(rest: string[]): Command {
   if (values.help) return { command: "help", topic: "diagnose" };
   return {
     command: "diagnose",
-    relay: relayFlag(values.relay as string | undefined, "diagnose"),
-    keyEnv: keyEnvName(values["key-env"] as string | undefined, "diagnose"),
+    ...relayAndKey(values, "diagnose"),
     rooms: list(values.rooms as string | undefined) ?? [],
     kinds: kindsFlag(values.kinds as string | undefined),
     json: values.json === true,
@@ -255,16 +265,11 @@ function diagnoseCommand(rest: string[]): Command {
 }
 
 function sandboxCheckCommand(rest: string[]): Command {
-  const { values } = parse("sandbox-check", rest, {
-    relay: { type: "string" },
-    "key-env": { type: "string" },
-    json: { type: "boolean" },
-  });
+  const { values } = parse("sandbox-check", rest, { ...RELAY_FLAGS, json: { type: "boolean" } });
   if (values.help) return { command: "help", topic: "sandbox-check" };
   return {
     command: "sandbox-check",
-    relay: relayFlag(values.relay as string | undefined, "sandbox-check"),
-    keyEnv: keyEnvName(values["key-env"] as string | undefined, "sandbox-check"),
+    ...relayAndKey(values, "sandbox-check"),
     json: values.json === true,
   };
 }

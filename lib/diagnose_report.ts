@@ -4,15 +4,8 @@
 // diagnose_grant.ts. Pure: every check is computed, never mutated afterwards.
 
 import type { Classified } from "./diagnose_classify.ts";
-import {
-  covering,
-  giveKey,
-  NONE,
-  type Report,
-  report,
-  type ReportContext,
-  SIGNATURE_ACCEPTED,
-} from "./diagnose_checks.ts";
+import type { Report, ReportContext } from "./diagnose_checks.ts";
+import { covering, giveKey, NONE, report, SIGNATURE_ACCEPTED } from "./diagnose_checks.ts";
 import { grantReport } from "./diagnose_grant.ts";
 
 export { exitCode } from "./diagnose_checks.ts";

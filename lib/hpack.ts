@@ -7,6 +7,8 @@
 //   checks them with `isValidFieldName`. Values are UTF-8 decoded with replacement (fatal: false).
 // - Sizes (dynamic table, header list) are counted in octets as received, never in UTF-16 units.
 
+import { concat } from "./bytes.ts";
+
 /** A malformed header block: the connection must fail with COMPRESSION_ERROR. */
 export class HpackError extends Error {
   override name = "HpackError";
@@ -326,11 +328,5 @@ export function encodeHeaders(headers: [string, string][]): Uint8Array {
     else parts.push(Uint8Array.of(0x00), ...encodeString(utf8Encoder.encode(name)));
     parts.push(...encodeString(utf8Encoder.encode(value)));
   }
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return concat(...parts);
 }
