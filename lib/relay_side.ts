@@ -14,7 +14,7 @@ import type { RelayTransport } from "./transport.ts";
 
 export interface RelaySide extends ToolProvider {
   /** Loads the relay side now; no request is sent. */
-  warm(): Promise<void>;
+  warm(): void;
   /** The host is gone: nothing more is signed or sent, whether or not the relay side was loaded. */
   close(): void;
 }
@@ -45,8 +45,7 @@ export function relaySide(
         endpoint: command.relay,
         signer,
         timeoutMs: command.timeoutMs,
-        proxy: command.proxy,
-        transport,
+        transport, // made with the proxy, if any
       });
       const facade = new Facade({
         relay,
@@ -62,7 +61,7 @@ export function relaySide(
       return facade;
     })();
   return {
-    warm: async () => void await load(),
+    warm: () => void load(),
     listTools: async (): Promise<Tool[]> => (await load()).listTools(),
     callTool: async (params: unknown): Promise<CallOutcome> => (await load()).callTool(params),
     close: () => {

@@ -80,15 +80,13 @@ async function mcp(command: Extract<Command, { command: "mcp" }>): Promise<numbe
   // The host's process is watched from the first answer or the first tools request, whichever
   // comes first: the runtime's first timer costs ~10 ms, which the handshake need not wait for, and
   // a host that dies with a call hung at the relay must still end this process.
-  let watchHost = () => {};
-  const hostGone = new Promise<string>((resolve) => {
-    let watching = false;
-    watchHost = () => {
-      if (watching) return;
-      watching = true;
-      void parentGone().then(resolve);
-    };
-  });
+  const hostGone = Promise.withResolvers<string>();
+  let watching = false;
+  const watchHost = () => {
+    if (watching) return;
+    watching = true;
+    void parentGone().then(hostGone.resolve);
+  };
   await serve({
     input: processStdio.input,
     output: processStdio.output,
@@ -103,11 +101,11 @@ async function mcp(command: Extract<Command, { command: "mcp" }>): Promise<numbe
     // lists or calls tools), and now the relay side loads, and the signing stack with the
     // announcement's public key, whose first curve work is the expensive one.
     afterFirstAnswer: () => {
-      void side.warm();
+      side.warm();
       void announce();
       watchHost();
     },
-    hostGone,
+    hostGone: hostGone.promise,
   });
   await announce();
   return 0;
