@@ -1,5 +1,5 @@
-// Buffered reading of one relay connection, shared by the HTTP/1.1 and
-// HTTP/2 framings. At most one read is outstanding at a time, and it can be
+// Buffered reading of one relay connection, for the HTTP/1.1 framing and
+// the proxy's CONNECT answer. At most one read is outstanding at a time, and it can be
 // left running while the connection is idle: that is how a close by the relay
 // is seen before the next request is written, not after.
 

@@ -1,7 +1,9 @@
 // Opening the connection to the relay: TCP with Nagle off (a small request
 // behind the handshake's last flight otherwise waits for a delayed ACK, about
 // 40 ms), a CONNECT tunnel when a proxy is in the way, then TLS offering
-// HTTP/2 and HTTP/1.1. The runtime's own trust settings apply to TLS:
+// HTTP/1.1 only (transport.ts says why). Each step ends at its own deadline,
+// and an attempt given up is closed, so no stalled peer can hold a session's
+// connection hostage. The runtime's own trust settings apply to TLS:
 // DENO_CERT and DENO_TLS_CA_STORE, read by the process at start.
 
 import { writeAll } from "./bytes.ts";
@@ -16,54 +18,213 @@ export interface DialTarget {
   proxy?: Proxy;
 }
 
-export interface Dialed {
-  conn: Deno.Conn;
-  protocol: "http/1.1" | "h2";
+/** What the HTTP framing needs of a connection; a Deno.Conn, or a scripted one in tests. */
+export interface Duplex {
+  read(buffer: Uint8Array): Promise<number | null>;
+  write(bytes: Uint8Array): Promise<number>;
+  close(): void;
+}
+
+/** The steps of opening a connection, in order; each has its own deadline. */
+export type DialStage = "connect" | "proxy" | "tls";
+
+export interface DialOptions {
+  /** The bound on each step, in ms (transport.ts: about 10 s, never more than a call's own bound). */
+  stepMs: number;
+  /** Told as each step begins, so whoever waits can say which step was slow. */
+  onStage?: (stage: DialStage) => void;
+  /** Gives the attempt up: whatever is open is closed, and the dial rejects. */
+  signal?: AbortSignal;
+}
+
+/** A connection that could not be opened; nothing was sent to the relay. */
+export class DialError extends Error {
+  constructor(message: string, readonly stage: DialStage) {
+    super(message);
+  }
 }
 
 const HEAD_END = new TextEncoder().encode("\r\n\r\n");
+const MAX_PROXY_HEAD_BYTES = 16 * 1024;
 
-/** A connection that could not be opened; nothing was sent to the relay. */
-export class DialError extends Error {}
+function hostPort(target: DialTarget): string {
+  const host = target.hostname.includes(":") ? `[${target.hostname}]` : target.hostname;
+  return `${host}:${target.port}`;
+}
 
-/** Opens a connection to the relay, ready for HTTP. */
-export async function dial(target: DialTarget): Promise<Dialed> {
+/** What did not finish in time, in words: the same sentence for the step's deadline and a call's. */
+export function stallMessage(stage: DialStage, target: DialTarget, waitedMs: number): string {
+  const hint = stage === "tls" ? PLAIN_HTTP_HINT : "";
+  return `${stalledStep(stage, target)} within ${waitedMs / 1000} s${hint}`;
+}
+
+function stalledStep(stage: DialStage, target: DialTarget): string {
+  switch (stage) {
+    case "connect":
+      return target.proxy
+        ? `the TCP connection to the proxy ${target.proxy.display} did not open`
+        : `the TCP connection to ${hostPort(target)} did not open`;
+    case "proxy":
+      return `the proxy ${target.proxy?.display} did not answer the CONNECT for ${hostPort(target)}`;
+    case "tls":
+      return `the TLS handshake with ${hostPort(target)} did not complete`;
+  }
+}
+
+/** Said after a TLS step that stalled: a plain-HTTP server waits silently for a request line. */
+const PLAIN_HTTP_HINT = "; if the relay serves plain HTTP there, use http:// in --relay";
+
+function closeQuietly(conn: { close(): void }): void {
+  try {
+    conn.close();
+  } catch {
+    // already closed
+  }
+}
+
+/**
+ * Runs one step, bounded: `start` gets a signal that aborts at the deadline,
+ * or when the whole attempt is given up; a result that arrives after that is
+ * closed at once (`abandon`).
+ */
+async function bounded<T>(
+  stage: DialStage,
+  target: DialTarget,
+  options: DialOptions,
+  start: (signal: AbortSignal) => Promise<T>,
+  abandon: (late: T) => void,
+): Promise<T> {
+  const outer = options.signal;
+  if (outer?.aborted) throw new DialError("the attempt was given up", stage);
+  options.onStage?.(stage);
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onGiveUp: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    const stop = (error: DialError) => {
+      controller.abort();
+      reject(error);
+    };
+    timer = setTimeout(
+      () => stop(new DialError(stallMessage(stage, target, options.stepMs), stage)),
+      options.stepMs,
+    );
+    onGiveUp = () => stop(new DialError("the attempt was given up", stage));
+    outer?.addEventListener("abort", onGiveUp, { once: true });
+  });
+  const work = start(controller.signal);
+  try {
+    return await Promise.race([work, stopped]);
+  } catch (error) {
+    if (controller.signal.aborted) work.then(abandon, () => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    if (onGiveUp) outer?.removeEventListener("abort", onGiveUp);
+  }
+}
+
+/** Opens a connection to the relay, ready for HTTP/1.1, or throws (a DialError when the step is known). */
+export async function dial(target: DialTarget, options: DialOptions): Promise<Deno.Conn> {
   const via = target.proxy ?? { hostname: target.hostname, port: target.port };
-  const tcp = await Deno.connect({ hostname: via.hostname, port: via.port });
+  const tcp = await bounded(
+    "connect",
+    target,
+    options,
+    (signal) => Deno.connect({ hostname: via.hostname, port: via.port, signal }),
+    closeQuietly,
+  );
+  let conn: Deno.Conn = tcp;
   try {
     tcp.setNoDelay(true);
-    if (target.proxy && target.tls) await tunnel(tcp, target, target.proxy);
-    if (!target.tls) return { conn: tcp, protocol: "http/1.1" };
-    const tls = await Deno.startTls(tcp, { hostname: target.hostname, alpnProtocols: ["h2", "http/1.1"] });
-    const { alpnProtocol } = await tls.handshake();
-    return { conn: tls, protocol: alpnProtocol === "h2" ? "h2" : "http/1.1" };
-  } catch (error) {
-    try {
-      tcp.close();
-    } catch {
-      // already closed
+    if (target.proxy && target.tls) {
+      const proxy = target.proxy;
+      // Closing the socket is what ends a read that waits for a proxy that never answers.
+      await bounded("proxy", target, options, (signal) => {
+        signal.addEventListener("abort", () => closeQuietly(tcp), { once: true });
+        return tunnel(tcp, target, proxy);
+      }, () => {});
     }
+    if (!target.tls) return tcp;
+    const tls = await Deno.startTls(tcp, { hostname: target.hostname, alpnProtocols: ["http/1.1"] });
+    conn = tls;
+    await bounded("tls", target, options, (signal) => {
+      signal.addEventListener("abort", () => closeQuietly(tls), { once: true });
+      return tls.handshake().catch((error) => {
+        throw new DialError(tlsFailure(error, target), "tls");
+      });
+    }, () => {});
+    return tls;
+  } catch (error) {
+    closeQuietly(conn);
     throw error;
   }
 }
 
+/** A failed TLS handshake in words; the one a plain-HTTP server causes says so and what to do. */
+function tlsFailure(error: unknown, target: DialTarget): string {
+  const message = error instanceof Error ? error.message : String(error);
+  // rustls reads the first bytes of an HTTP answer ("HTTP/1.1 400 …") as a record of no known type.
+  if (/InvalidContentType|corrupt message/i.test(message)) {
+    return `${hostPort(target)} answered in plain HTTP, not TLS: use http:// in --relay (${message})`;
+  }
+  return `the TLS handshake with ${hostPort(target)} failed: ${message}`;
+}
+
 /** Asks the proxy for a tunnel to the relay (HTTP CONNECT) and checks that it opened. */
 async function tunnel(tcp: Deno.TcpConn, target: DialTarget, proxy: Proxy): Promise<void> {
-  const authority = target.hostname.includes(":")
-    ? `[${target.hostname}]:${target.port}`
-    : `${target.hostname}:${target.port}`;
+  const authority = hostPort(target);
   let request = `CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n`;
   if (proxy.authorization) request += `Proxy-Authorization: ${proxy.authorization}\r\n`;
   await writeAll(tcp, new TextEncoder().encode(`${request}\r\n`));
   // The tunnel is silent until the TLS client speaks, so nothing past the head is read here.
   const reader = new ConnReader(tcp);
-  const head = await reader.takeUntil(HEAD_END, 16 * 1024);
-  if (head === undefined) throw new DialError(`the proxy ${proxy.display} closed the connection`);
-  if (head === "too long" || reader.available > 0) {
-    throw new DialError(`the proxy ${proxy.display} answered oddly`);
+  const head = await reader.takeUntil(HEAD_END, MAX_PROXY_HEAD_BYTES);
+  if (head === undefined) throw new DialError(`the proxy ${proxy.display} closed the connection`, "proxy");
+  if (head === "too long") throw new DialError(`the proxy ${proxy.display} answered oddly`, "proxy");
+  const statusLine = printable(
+    head.subarray(0, head.indexOf(0x0d) === -1 ? head.length : head.indexOf(0x0d)),
+  );
+  const status = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(statusLine)?.[1];
+  if (status === undefined) {
+    throw new DialError(
+      `the proxy ${proxy.display} did not answer in HTTP: ${JSON.stringify(redact(statusLine, proxy))}`,
+      "proxy",
+    );
   }
-  const status = new TextDecoder().decode(head).split("\r\n")[0];
-  if (!/^HTTP\/1\.[01] 2\d\d\b/.test(status)) {
-    throw new DialError(`the proxy ${proxy.display} refused the tunnel: ${status.slice(0, 80)}`);
+  const shown = redact(statusLine, proxy);
+  if (status === "407") {
+    throw new DialError(
+      proxy.authorization
+        ? `the proxy ${proxy.display} refused the credentials in ${proxy.variable} (${shown})`
+        : `the proxy ${proxy.display} wants credentials (${shown}): give them in ${proxy.variable} as ` +
+          `http://user:password@${proxy.netHost}`,
+      "proxy",
+    );
   }
+  if (!status.startsWith("2")) {
+    throw new DialError(`the proxy ${proxy.display} refused the tunnel: ${shown}`, "proxy");
+  }
+  // A 2xx head followed by bytes would put the proxy's words in front of the relay's TLS.
+  if (reader.available > 0) throw new DialError(`the proxy ${proxy.display} answered oddly`, "proxy");
+}
+
+/** At most 80 characters, control characters shown as `?`: the proxy's words go into a log line. */
+function printable(bytes: Uint8Array): string {
+  let text = "";
+  for (const byte of bytes.subarray(0, 80)) {
+    text += byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : "?";
+  }
+  return text;
+}
+
+/** A proxy that echoes our credentials in its status line still never gets them into a message. */
+function redact(text: string, proxy: Proxy): string {
+  if (!proxy.authorization) return text;
+  const encoded = proxy.authorization.replace(/^Basic /, "");
+  const decoded = new TextDecoder().decode(Uint8Array.fromBase64(encoded));
+  const password = decoded.slice(decoded.indexOf(":") + 1);
+  let shown = text;
+  for (const secret of [encoded, decoded, password]) if (secret) shown = shown.replaceAll(secret, "***");
+  return shown;
 }

@@ -5,6 +5,7 @@
 
 import { concat, writeAll } from "./bytes.ts";
 import { ConnReader } from "./conn_reader.ts";
+import type { Duplex } from "./dial.ts";
 import {
   type Attempt,
   type HttpAnswer,
@@ -32,15 +33,14 @@ export interface Http1Options {
 class FramingError extends Error {}
 
 export class Http1Connection implements RelayConnection {
-  readonly protocol = "http/1.1";
-  #conn: Deno.Conn;
+  #conn: Duplex;
   #reader: ConnReader;
   #options: Http1Options;
   #reusable = true;
   #busy = false;
   #idleSince = Date.now();
 
-  constructor(conn: Deno.Conn, options: Http1Options) {
+  constructor(conn: Duplex, options: Http1Options) {
     this.#conn = conn;
     this.#reader = new ConnReader(conn);
     this.#options = options;

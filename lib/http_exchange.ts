@@ -1,7 +1,7 @@
-// What one HTTP exchange with the relay gives back, whatever the framing
-// (HTTP/1.1 or HTTP/2). The distinction that matters is whether the relay can
-// have read the whole request: only a request it cannot have read may be sent
-// again, and then only with a fresh token.
+// What one HTTP exchange with the relay gives back. The distinction that
+// matters is whether the relay can have read the whole request: only a
+// request it cannot have read may be sent again, and then only with a fresh
+// token.
 
 /** A request as a framing writes it; the Authorization header is already in `headers`. */
 export interface HttpRequest {
@@ -21,10 +21,10 @@ export interface HttpAnswer {
 export type Attempt =
   | { ok: true; answer: HttpAnswer }
   /**
-   * No answer. `unsent`: the relay cannot have read the whole request (the
-   * connection was found closed, a write failed, or HTTP/2 said the stream
-   * was not processed), so it may go again on a new connection with a new
-   * token. Otherwise the relay may have run it, and it never goes again.
+   * No answer. `unsent`: the relay cannot have read the whole request (no
+   * connection could be opened, the kept one was found closed, or a write
+   * failed), so it may go again on a new connection with a new token.
+   * Otherwise the relay may have run it, and it never goes again.
    */
   | { ok: false; unsent: boolean; detail: string; tooLarge?: true };
 
@@ -32,8 +32,6 @@ export type Attempt =
 export interface RelayConnection {
   /** Whether a new request may go on this connection now. */
   readonly usable: boolean;
-  /** The negotiated protocol, for messages and tests. */
-  readonly protocol: "http/1.1" | "h2";
   /** When the last exchange ended (or the connection opened), in ms since the epoch. */
   readonly idleSince: number;
   exchange(request: HttpRequest, signal: AbortSignal, maxAnswerBytes: number): Promise<Attempt>;

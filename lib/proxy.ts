@@ -14,6 +14,8 @@ export interface Proxy {
   authorization?: string;
   /** The proxy URL without credentials, for messages. */
   display: string;
+  /** The variable it was read from (HTTPS_PROXY, https_proxy, …), for messages. */
+  variable: string;
 }
 
 export type ProxyResult = { ok: true; proxy?: Proxy } | { ok: false; error: string };
@@ -88,6 +90,7 @@ export function proxyFor(url: URL, env: (name: string) => string | undefined): P
     port: proxyPort,
     netHost: `${proxy.hostname}:${proxyPort}`,
     display: `http://${proxy.host}`,
+    variable: name,
   };
   if (proxy.username || proxy.password) {
     const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;

@@ -8,7 +8,7 @@ import type { Proxy } from "./proxy.ts";
 import { type HttpOutcome, interpretAnswer, type RelayAnswer } from "./relay_answer.ts";
 import { manageRequest, mcpRequest, type PreparedRequest, type RelayMethod } from "./relay_request.ts";
 import type { Signer } from "./signer.ts";
-import { RelayTransport, type TransportOptions } from "./transport.ts";
+import { RelayTransport, stepBound, type TransportOptions } from "./transport.ts";
 
 /** Answers larger than this are not read: no relay result is legitimately this big. */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
@@ -37,6 +37,7 @@ export class RelayClient {
     this.#transport = options.transport instanceof RelayTransport ? options.transport : new RelayTransport({
       origin: new URL(options.endpoint.origin),
       proxy: options.proxy,
+      stepMs: stepBound(options.timeoutMs),
       ...options.transport,
     });
   }
@@ -108,11 +109,17 @@ export class RelayClient {
     const controller = new AbortController();
     this.#inFlight = controller;
     const signal = controller.signal;
-    const timer = setTimeout(
-      () => controller.abort(new DOMException("timed out", "TimeoutError")),
-      timeoutMs,
-    );
-    const timedOut = () => transport(`no answer from ${url} within ${timeoutMs / 1000} s`);
+    // A call whose bound ends while its connection is still opening says which step was slow (read
+    // before the abort, which gives that attempt up).
+    let stalled: string | undefined;
+    const timer = setTimeout(() => {
+      stalled = this.#transport.stalled(timeoutMs);
+      controller.abort(new DOMException("timed out", "TimeoutError"));
+    }, timeoutMs);
+    const timedOut = () =>
+      transport(
+        stalled ? `cannot reach ${url}: ${stalled}` : `no answer from ${url} within ${timeoutMs / 1000} s`,
+      );
     try {
       const result = await abortable(
         this.#transport.send(

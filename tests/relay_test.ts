@@ -174,17 +174,15 @@ Deno.test("a request the relay cannot have read goes once more, on a new connect
       write: () => Promise.reject(new Deno.errors.BrokenPipe("Broken pipe (os error 32)")),
       read: () => Promise.resolve(null),
       close: () => {},
-    } as unknown as Deno.Conn;
+    };
     const client = new RelayClient({
       endpoint: parsed.endpoint,
       signer,
       timeoutMs: 10_000,
       transport: {
-        dial: (target) => {
+        dial: (target, options) => {
           dials++;
-          return dials === 1
-            ? Promise.resolve({ conn: closedByTheRelay, protocol: "http/1.1" })
-            : dial(target);
+          return dials === 1 ? Promise.resolve(closedByTheRelay) : dial(target, options);
         },
       },
     });
@@ -223,5 +221,46 @@ Deno.test("a request the relay may have read is never sent again: the connection
       client.close();
       await relay.close();
     }
+  }
+});
+
+Deno.test("a call whose bound ends while its connection opens names the step, gives the attempt up, and the next call dials afresh", async () => {
+  const relay = await startStrictRelay({ keepAlive: true });
+  try {
+    const parsed = parseRelayUrl(relay.url);
+    assert.ok(parsed.ok);
+    const given: AbortSignal[] = [];
+    const client = new RelayClient({
+      endpoint: parsed.endpoint,
+      signer,
+      timeoutMs: 300,
+      transport: {
+        // The first dial reaches the TLS step and stalls there; it settles only when given up.
+        stepMs: 60_000,
+        dial: (target, options) => {
+          given.push(options.signal!);
+          if (given.length > 1) return dial(target, options);
+          options.onStage?.("connect");
+          options.onStage?.("tls");
+          return new Promise((_, reject) => {
+            options.signal!.addEventListener("abort", () => reject(new Error("given up")), { once: true });
+          });
+        },
+      },
+    });
+    try {
+      assert.match(
+        failureOf(await client.callTool("list_rooms", {})),
+        /^transport: cannot reach http:\/\/127\.0\.0\.1:\d+\/mcp: the TLS handshake with 127\.0\.0\.1:\d+ did not complete within 0\.3 s; if the relay serves plain HTTP there, use http:\/\/ in --relay$/,
+      );
+      assert.equal(given[0].aborted, true, "the stalled attempt was given up");
+      assert.ok((await client.callTool("list_rooms", {})).ok, "the next call succeeds on a new dial");
+      assert.equal(given.length, 2);
+      assert.equal(relay.requests.length, 1, "nothing was sent on the stalled attempt");
+    } finally {
+      client.close();
+    }
+  } finally {
+    await relay.close();
   }
 });

@@ -1,9 +1,9 @@
 // The relay transport through the real entry point, under the flags the
 // binary ships with (so inside the sandbox), against the strict relay on
-// plain HTTP/1.1, on HTTP/1.1 over TLS and on HTTP/2 over TLS, trusted
-// through DENO_CERT as a private CA would be (facade.md, "Relay protocol";
-// issue: one kept connection, nothing sent twice, a warm first call, proxies
-// and private CAs).
+// plain HTTP/1.1, on HTTP/1.1 over TLS, and over TLS offering HTTP/2 as well
+// (tinyagent still speaks HTTP/1.1), trusted through DENO_CERT as a private
+// CA would be (facade.md, "Relay protocol": one kept connection, nothing sent
+// twice, a warm first call, proxies and private CAs, every wait bounded).
 
 import assert from "node:assert/strict";
 import { shippedFlags } from "../../scripts/shipped_flags.ts";
@@ -15,7 +15,8 @@ import {
   type StrictRelayOptions,
 } from "../support/strict_relay/mod.ts";
 import { eventually } from "../support/robustness_kit.ts";
-import { newKey, runOnce, type Tinyagent, withFacade } from "../support/tinyagent.ts";
+import { type FrontMode, startStallFront } from "../support/stall_front.ts";
+import { newKey, type Output, runOnce, type Tinyagent, withFacade } from "../support/tinyagent.ts";
 
 interface Wire {
   name: string;
@@ -27,7 +28,11 @@ interface Wire {
 const WIRES: Wire[] = [
   { name: "HTTP/1.1 keep-alive", relay: { keepAlive: true }, cuts: ["fin"] },
   { name: "HTTP/1.1 over TLS", relay: { keepAlive: true, tls: true }, cuts: ["close", "rst"] },
-  { name: "HTTP/2 over TLS", relay: { tls: true, http2: true }, cuts: ["rst", "fin"] },
+  {
+    name: "TLS offering HTTP/2",
+    relay: { tls: true, http2: true, keepAlive: true },
+    cuts: ["close", "rst"],
+  },
 ];
 
 type Result = { isError?: boolean; content: { type: string; text?: string }[] };
@@ -43,11 +48,12 @@ async function session(
   relay: StrictRelay,
   fn: (facade: Tinyagent) => Promise<void>,
   extraEnv: Record<string, string> = {},
-): Promise<void> {
+  more: { url?: string; args?: string[] } = {},
+): Promise<Output> {
   const key = newKey();
   const env: Record<string, string> = { TINY_PRIVATE_KEY: key.hex, ...extraEnv };
   if (relay.caFile) env.DENO_CERT = relay.caFile;
-  await withFacade({ relay, key, flags: shippedFlags(), env }, fn);
+  return await withFacade({ relay, key, flags: shippedFlags(), env, ...more }, fn);
 }
 
 const mcpRequests = (relay: StrictRelay) => relay.requests.filter((r) => r.path.endsWith("/mcp"));
@@ -72,9 +78,10 @@ for (const wire of WIRES) {
           for (let i = 0; i < 5; i++) assert.equal((await call(facade, "list_rooms")).isError, false);
           assert.equal(relay.connections, 1);
           assert.deepEqual(new Set(relay.requests.map((r) => r.connection)), new Set([1]));
-          if (wire.relay.http2) {
-            assert.ok(relay.requests.every((r) => r.httpVersion === "2"), "HTTP/2 by ALPN");
-          }
+          assert.ok(
+            relay.requests.every((r) => r.httpVersion === "1.1"),
+            "HTTP/1.1, even with a relay that offers HTTP/2 by ALPN",
+          );
         });
         for (const how of wire.cuts) {
           await t.step(
@@ -120,7 +127,7 @@ for (const wire of WIRES) {
 }
 
 Deno.test("a private CA: trusted through DENO_CERT inside the sandbox; without it, a transport error", async (t) => {
-  const relay = await startStrictRelay({ tls: true, http2: true });
+  const relay = await startStrictRelay({ tls: true, http2: true, keepAlive: true });
   try {
     await t.step("with DENO_CERT the session works", async () => {
       await session(relay, async (facade) => {
@@ -150,7 +157,7 @@ Deno.test("a proxy: HTTPS_PROXY tunnels to an https relay, HTTP_PROXY carries an
   const proxy = startConnectProxy();
   try {
     await t.step("HTTPS_PROXY: every call through one CONNECT tunnel, inside the sandbox", async () => {
-      const relay = await startStrictRelay({ tls: true, http2: true });
+      const relay = await startStrictRelay({ tls: true, http2: true, keepAlive: true });
       try {
         await session(relay, async (facade) => {
           assert.equal((await call(facade, "list_rooms")).isError, false);
@@ -225,5 +232,195 @@ Deno.test("a proxy: HTTPS_PROXY tunnels to an https relay, HTTP_PROXY carries an
     });
   } finally {
     await proxy.close();
+  }
+});
+
+/** The one text block of a tool error. */
+async function failedCall(facade: Tinyagent): Promise<string> {
+  const result = await call(facade, "list_rooms");
+  assert.equal(result.isError, true, JSON.stringify(result));
+  return result.content[0].text!;
+}
+
+interface Stall {
+  name: string;
+  relay: StrictRelayOptions;
+  /** The front's mode while stalled (the relay is reached straight when there is no front). */
+  front?: FrontMode;
+  /** Stall the CONNECT: the relay is reached through a proxy that never answers it. */
+  proxy?: true;
+  expected: RegExp;
+  ignore?: boolean;
+}
+
+const STALLS: Stall[] = [
+  {
+    name: "a TCP connect that never completes (the listen queue is full)",
+    relay: {},
+    front: "unaccepted",
+    expected:
+      /^transport: cannot reach http:\/\/127\.0\.0\.1:\d+\/mcp: the TCP connection to 127\.0\.0\.1:\d+ did not open within 2 s$/,
+    // Windows refuses a connection when the queue is full rather than leave it pending.
+    ignore: Deno.build.os === "windows",
+  },
+  {
+    name: "a proxy that never answers CONNECT",
+    relay: { tls: true },
+    proxy: true,
+    expected:
+      /^transport: cannot reach https:\/\/127\.0\.0\.1:\d+\/mcp: the proxy http:\/\/127\.0\.0\.1:\d+ did not answer the CONNECT for 127\.0\.0\.1:\d+ within 2 s$/,
+  },
+  {
+    name: "a TLS port that accepts and never completes the handshake",
+    relay: { tls: true },
+    front: "silent",
+    expected:
+      /^transport: cannot reach https:\/\/127\.0\.0\.1:\d+\/mcp: the TLS handshake with 127\.0\.0\.1:\d+ did not complete within 2 s; if the relay serves plain HTTP there, use http:\/\/ in --relay$/,
+  },
+  {
+    name: "an HTTP listener that accepts and never answers",
+    relay: { keepAlive: true },
+    front: "silent",
+    expected: /^transport: no answer from http:\/\/127\.0\.0\.1:\d+\/mcp within 2 s$/,
+  },
+];
+
+for (const stall of STALLS) {
+  Deno.test({
+    name: `every wait is bounded: ${stall.name}; the next call of the same session succeeds`,
+    ignore: stall.ignore,
+    fn: async () => {
+      const relay = await startStrictRelay(stall.relay);
+      const front = stall.front ? await startStallFront(relay.port, stall.front) : undefined;
+      const proxy = stall.proxy ? startConnectProxy() : undefined;
+      if (proxy) proxy.stallConnects = true;
+      const url = front ? `${relay.scheme}://${front.host}` : relay.url;
+      try {
+        await session(
+          relay,
+          async (facade) => {
+            const started = Date.now();
+            assert.match(await failedCall(facade), stall.expected);
+            // The table's load and the call each meet the stall once: two bounds, and nothing waits longer.
+            assert.ok(Date.now() - started < 9_000, `answered after ${Date.now() - started} ms`);
+            await front?.setMode("forward");
+            if (proxy) proxy.stallConnects = false;
+            const healed = await call(facade, "list_rooms");
+            assert.equal(healed.isError, false, `the session heals: ${healed.content[0]?.text}`);
+            assert.equal((await call(facade, "list_rooms")).isError, false);
+          },
+          proxy ? { HTTPS_PROXY: proxy.url } : {},
+          { url, args: ["--timeout", "2"] },
+        );
+        tokensOnce(relay);
+      } finally {
+        await front?.close();
+        await proxy?.close();
+        await relay.close();
+      }
+    },
+  });
+}
+
+Deno.test("an https:// relay URL that reaches a plain-HTTP server: a transport error that says to use http://", async (t) => {
+  const relay = await startStrictRelay();
+  try {
+    await t.step("a server that answers the TLS greeting in HTTP: said at once", async () => {
+      await session(
+        relay,
+        async (facade) => {
+          const started = Date.now();
+          assert.match(
+            await failedCall(facade),
+            /^transport: cannot reach https:\/\/127\.0\.0\.1:\d+\/mcp: 127\.0\.0\.1:\d+ answered in plain HTTP, not TLS: use http:\/\/ in --relay/,
+          );
+          assert.ok(Date.now() - started < 10_000, `answered after ${Date.now() - started} ms`);
+        },
+        {},
+        { url: relay.url.replace("http:", "https:") },
+      );
+    });
+    await t.step("a server that waits silently: the TLS step's bound, with the same hint", async () => {
+      const front = await startStallFront(relay.port, "silent");
+      try {
+        await session(
+          relay,
+          async (facade) => {
+            assert.match(
+              await failedCall(facade),
+              /did not complete within 2 s; if the relay serves plain HTTP/,
+            );
+          },
+          {},
+          { url: `https://${front.host}`, args: ["--timeout", "2"] },
+        );
+      } finally {
+        await front.close();
+      }
+    });
+  } finally {
+    await relay.close();
+  }
+});
+
+Deno.test("a proxy that asks for credentials (407) is named, with or without a body, and the password never shows", async (t) => {
+  const relay = await startStrictRelay({ tls: true, keepAlive: true });
+  try {
+    await t.step("no credentials given, a squid-like 407 with a body: it says how to give them", async () => {
+      const proxy = startConnectProxy({
+        credentials: "agent:s3cret-pass",
+        refusalBody: "<html>ERR_CACHE_ACCESS_DENIED</html>",
+      });
+      try {
+        await session(relay, async (facade) => {
+          assert.match(
+            await failedCall(facade),
+            /^transport: cannot reach .*: the proxy http:\/\/127\.0\.0\.1:\d+ wants credentials \(HTTP\/1\.1 407 Proxy Authentication Required\): give them in HTTPS_PROXY as http:\/\/user:password@127\.0\.0\.1:\d+$/,
+          );
+        }, { HTTPS_PROXY: proxy.url });
+      } finally {
+        await proxy.close();
+      }
+    });
+    await t.step(
+      "wrong credentials: refused, and neither the password nor its encoding is shown",
+      async () => {
+        const proxy = startConnectProxy({ credentials: "agent:right-pass" });
+        try {
+          const output = await session(relay, async (facade) => {
+            assert.match(
+              await failedCall(facade),
+              /the proxy http:\/\/127\.0\.0\.1:\d+ refused the credentials in HTTPS_PROXY \(HTTP\/1\.1 407/,
+            );
+          }, { HTTPS_PROXY: proxy.url.replace("http://", "http://agent:wrong-pass@") });
+          const printed = `${output.lines.join("\n")}\n${output.stderr}`;
+          for (
+            const secret of [
+              "wrong-pass",
+              "agent:wrong",
+              "agent:wrong-pass".replace(/.*/, (s) => btoa(s)),
+            ]
+          ) {
+            assert.ok(!printed.includes(secret), `${secret} appears in what tinyagent printed`);
+          }
+          assert.equal(proxy.tunnels, 0);
+        } finally {
+          await proxy.close();
+        }
+      },
+    );
+    await t.step("the right credentials: the tunnel opens", async () => {
+      const proxy = startConnectProxy({ credentials: "agent:right-pass" });
+      try {
+        await session(relay, async (facade) => {
+          assert.equal((await call(facade, "list_rooms")).isError, false);
+        }, { HTTPS_PROXY: proxy.url.replace("http://", "http://agent:right-pass@") });
+        assert.equal(proxy.tunnels, 1);
+      } finally {
+        await proxy.close();
+      }
+    });
+  } finally {
+    await relay.close();
   }
 });

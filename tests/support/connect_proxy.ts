@@ -24,6 +24,8 @@ export interface ConnectProxy {
   requests: ProxiedRequest[];
   /** Tunnels opened (CONNECTs answered 200). */
   readonly tunnels: number;
+  /** While set, a CONNECT is read and recorded but never answered (the connection is held). */
+  stallConnects: boolean;
   /** Stops listening and closes every connection and tunnel. */
   close(): Promise<void>;
 }
@@ -31,6 +33,10 @@ export interface ConnectProxy {
 export interface ConnectProxyOptions {
   /** Answer CONNECT with this status instead of tunnelling (e.g. 403, or 407 for "authenticate"). */
   refuse?: number;
+  /** A body for the refusal, as squid sends with its 407 (default none). */
+  refusalBody?: string;
+  /** Require these credentials (`Proxy-Authorization: Basic` of "user:password"); others get a 407. */
+  credentials?: string;
 }
 
 const encoder = new TextEncoder();
@@ -76,6 +82,8 @@ export function startConnectProxy(options: ConnectProxyOptions = {}): ConnectPro
   let tunnels = 0;
   let closed = false;
   const requests: ProxiedRequest[] = [];
+  /** Stalled CONNECTs, released (and their connections closed) by close(). */
+  const stalled = new Set<() => void>();
 
   const track = (task: Promise<void>) => {
     tasks.add(task);
@@ -98,11 +106,11 @@ export function startConnectProxy(options: ConnectProxyOptions = {}): ConnectPro
     }
   }
 
-  async function answer(client: Deno.Conn, status: number, reason: string): Promise<void> {
-    await writeAll(
-      client,
-      encoder.encode(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`),
-    );
+  async function answer(client: Deno.Conn, status: number, reason: string, body = ""): Promise<void> {
+    const bytes = encoder.encode(body);
+    const head = `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n` +
+      (status === 407 ? 'Proxy-Authenticate: Basic realm="proxy"\r\n' : "") + "\r\n";
+    await writeAll(client, concatBytes(encoder.encode(head), bytes));
   }
 
   async function serve(client: Deno.Conn): Promise<void> {
@@ -121,7 +129,18 @@ export function startConnectProxy(options: ConnectProxyOptions = {}): ConnectPro
       let host: string;
       let first: Uint8Array;
       if (method === "CONNECT") {
-        if (options.refuse) return await answer(client, options.refuse, "Refused");
+        if (proxy.stallConnects) {
+          await new Promise<void>((resolve) => stalled.add(resolve));
+          return;
+        }
+        const expected = options.credentials && `Basic ${encoder.encode(options.credentials).toBase64()}`;
+        if (expected && headers.get("proxy-authorization") !== expected) {
+          return await answer(client, 407, "Proxy Authentication Required", options.refusalBody);
+        }
+        if (options.refuse) {
+          const reason = options.refuse === 407 ? "Proxy Authentication Required" : "Refused";
+          return await answer(client, options.refuse, reason, options.refusalBody);
+        }
         host = target;
         first = read.rest;
       } else {
@@ -187,17 +206,19 @@ export function startConnectProxy(options: ConnectProxyOptions = {}): ConnectPro
     }
   })());
 
-  return {
+  const proxy: ConnectProxy = {
     port,
     host: `127.0.0.1:${port}`,
     url: `http://127.0.0.1:${port}`,
     requests,
+    stallConnects: false,
     get tunnels() {
       return tunnels;
     },
     async close() {
       if (closed) return;
       closed = true;
+      for (const release of stalled) release();
       try {
         listener.close();
       } catch {
@@ -207,4 +228,5 @@ export function startConnectProxy(options: ConnectProxyOptions = {}): ConnectPro
       while (tasks.size) await Promise.allSettled([...tasks]);
     },
   };
+  return proxy;
 }

@@ -64,6 +64,11 @@ export class ByteReader {
         scanned = 0;
       }
       const view = this.#buf.subarray(this.#start, this.#end);
+      // A request line starts with a method token: anything else (a TLS ClientHello sent to this
+      // plain port, say) is refused at once, as nginx, hyper and Node's parser do.
+      if (view.length > 0 && !TOKEN_RE.test(String.fromCharCode(view[0]))) {
+        throw new HttpError(400, "not an HTTP request");
+      }
       for (let i = Math.max(0, scanned - 3); i + 3 < view.length; i++) {
         if (view[i] === 13 && view[i + 1] === 10 && view[i + 2] === 13 && view[i + 3] === 10) {
           const head = view.slice(0, i);
