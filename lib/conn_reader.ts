@@ -102,6 +102,7 @@ export class ConnReader {
     let searched = 0;
     for (;;) {
       const at = indexOf(this.#buffer.subarray(this.#start, this.#end), delimiter, searched);
+      if (at > limit) return "too long"; // found, but past the bound: the bound holds however bytes arrive
       if (at !== -1) {
         const before = this.take(at);
         this.take(delimiter.length);

@@ -1,11 +1,22 @@
 // HTTP/1.1 on one kept connection to the relay: one exchange at a time, the
-// answer read whole (Content-Length, chunked, or to the close), and a read
-// left pending while idle so a close by the relay is seen before the next
-// request is written.
+// answer read whole and strictly (http1_head.ts: Content-Length, chunked, or
+// to the close), every part of it bounded, and a read left pending while idle
+// so a close by the relay is seen before the next request is written.
 
 import { concat, writeAll } from "./bytes.ts";
 import { ConnReader } from "./conn_reader.ts";
 import type { Duplex } from "./dial.ts";
+import {
+  chunkSize,
+  contentLength,
+  fieldValue,
+  FramingError,
+  type Head,
+  isChunked,
+  latin1,
+  parseFields,
+  parseHead,
+} from "./http1_head.ts";
 import {
   type Attempt,
   type HttpAnswer,
@@ -17,7 +28,12 @@ import {
 const encoder = new TextEncoder();
 const CRLF = encoder.encode("\r\n");
 const HEAD_END = encoder.encode("\r\n\r\n");
-const MAX_HEAD_BYTES = 64 * 1024;
+/** A head, and a trailer section, are at most this long. */
+export const MAX_HEAD_BYTES = 64 * 1024;
+/** Interim (1xx) answers before the final one; Go's client allows 5. */
+export const MAX_INTERIM_ANSWERS = 8;
+/** A chunk-size line with its extensions. */
+const MAX_CHUNK_LINE_BYTES = 4096;
 /** Bodies up to this size go out in the same write as the head: one segment, one TLS record. */
 const ONE_WRITE_BYTES = 256 * 1024;
 const BODY_CHUNK = 64 * 1024;
@@ -29,8 +45,7 @@ export interface Http1Options {
   absoluteOrigin?: string;
 }
 
-/** Thrown inside an exchange when the answer breaks HTTP/1.1 framing. */
-class FramingError extends Error {}
+type Failure = Extract<Attempt, { ok: false }>;
 
 export class Http1Connection implements RelayConnection {
   #conn: Duplex;
@@ -65,6 +80,11 @@ export class Http1Connection implements RelayConnection {
     }
   }
 
+  /**
+   * One request and its answer. A connection whose exchange did not end with
+   * a whole, well-framed answer (aborted, cut, malformed, too large) is closed
+   * and never used again.
+   */
   async exchange(request: HttpRequest, signal: AbortSignal, maxAnswerBytes: number): Promise<Attempt> {
     if (!this.usable) return { ok: false, unsent: true, detail: "the connection was closed" };
     this.#busy = true;
@@ -115,45 +135,47 @@ export class Http1Connection implements RelayConnection {
   }
 
   /** Reads one answer whole, or says why there is none. */
-  async #readAnswer(limit: number): Promise<HttpAnswer | Extract<Attempt, { ok: false }>> {
+  async #readAnswer(limit: number): Promise<HttpAnswer | Failure> {
     try {
-      let head = await this.#readHead();
-      while (head.status >= 100 && head.status < 200) head = await this.#readHead(); // 100 Continue and kin
-      const { status, headers, version } = head;
-      const connection = (headers.get("connection") ?? "").toLowerCase();
-      this.#reusable = version === "1.1" ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection);
-      const body = status === 204 || status === 304 ? "" : await this.#readBody(headers, limit);
-      return body === undefined
-        ? tooLarge(limit) as Extract<Attempt, { ok: false }>
-        : { status, headers, body };
+      const head = await this.#finalHead();
+      const connection = (fieldValue(head.fields, "connection") ?? "").toLowerCase();
+      this.#reusable = head.version === "1.1"
+        ? !/\bclose\b/.test(connection)
+        : /\bkeep-alive\b/.test(connection);
+      const body = head.status === 204 || head.status === 304 ? "" : await this.#readBody(head, limit);
+      if (body === undefined) return tooLarge(limit) as Failure;
+      const headers = new Map([...head.fields.keys()].map((name) => [name, fieldValue(head.fields, name)!]));
+      return { status: head.status, headers, body };
     } catch (error) {
       if (error instanceof FramingError) return { ok: false, unsent: false, detail: error.message };
       throw error;
     }
   }
 
-  async #readHead(): Promise<{ status: number; version: string; headers: Map<string, string> }> {
+  /** The final answer's head, after at most MAX_INTERIM_ANSWERS 1xx ones. */
+  async #finalHead(): Promise<Head> {
+    for (let interim = 0;; interim++) {
+      const head = parseHead(await this.#readSection("before any answer"));
+      if (head.status >= 200) return head;
+      if (head.status === 101) {
+        throw new FramingError("the relay switched protocols (101), which tinyagent never asks for");
+      }
+      if (interim === MAX_INTERIM_ANSWERS) {
+        throw new FramingError(`the relay sent more than ${MAX_INTERIM_ANSWERS} interim (1xx) answers`);
+      }
+    }
+  }
+
+  /** A head or a trailer section up to its empty line, bounded. */
+  async #readSection(when: string): Promise<Uint8Array> {
     const raw = await this.#reader.takeUntil(HEAD_END, MAX_HEAD_BYTES);
     if (raw === "too long") throw new FramingError("the relay's answer head is over 64 KiB");
-    if (raw === undefined) throw new FramingError(this.#closedWhy("before any answer"));
-    const lines = new TextDecoder().decode(raw).split("\r\n");
-    const match = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/.exec(lines[0]);
-    if (!match) {
-      throw new FramingError(`the relay's answer is not HTTP/1.1: ${JSON.stringify(lines[0].slice(0, 60))}`);
-    }
-    const headers = new Map<string, string>();
-    for (const line of lines.slice(1)) {
-      const colon = line.indexOf(":");
-      if (colon <= 0) throw new FramingError("the relay's answer has a malformed header line");
-      const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line.slice(colon + 1).trim();
-      headers.set(name, headers.has(name) ? `${headers.get(name)}, ${value}` : value);
-    }
-    return { status: Number(match[2]), version: `1.${match[1]}`, headers };
+    if (raw === undefined) throw new FramingError(this.#closedWhy(when));
+    return raw;
   }
 
   /** The body as text; undefined when it passes `limit` bytes. */
-  async #readBody(headers: Map<string, string>, limit: number): Promise<string | undefined> {
+  async #readBody(head: Head, limit: number): Promise<string | undefined> {
     const decoder = new TextDecoder();
     const parts: string[] = [];
     let size = 0;
@@ -163,14 +185,12 @@ export class Http1Connection implements RelayConnection {
       parts.push(decoder.decode(bytes, { stream: true }));
       return true;
     };
-    const encoding = (headers.get("transfer-encoding") ?? "").toLowerCase();
-    if (/\bchunked\b/.test(encoding)) {
-      if (!await this.#readChunked(add)) return undefined;
-    } else if (headers.has("content-length")) {
-      const length = Number(headers.get("content-length"));
-      if (!Number.isSafeInteger(length) || length < 0) {
-        throw new FramingError("the relay's Content-Length is invalid");
-      }
+    const length = contentLength(head.fields);
+    if (isChunked(head)) {
+      // Both framings given: chunked wins (RFC 9112, 6.3), and the connection is not trusted again.
+      if (length !== undefined) this.#reusable = false;
+      if (!await this.#readChunked(add, limit)) return undefined;
+    } else if (length !== undefined) {
       if (length > limit) return undefined;
       if (!await this.#readExactly(length, add)) return undefined;
     } else {
@@ -193,31 +213,42 @@ export class Http1Connection implements RelayConnection {
     return true;
   }
 
-  async #readChunked(add: (bytes: Uint8Array) => boolean): Promise<boolean> {
+  /** chunked-body (RFC 9112, 7.1): chunks, the last chunk, trailers; false when over `limit`. */
+  async #readChunked(add: (bytes: Uint8Array) => boolean, limit: number): Promise<boolean> {
     for (;;) {
-      const line = await this.#reader.takeUntil(CRLF, 4096);
-      if (line === undefined) throw new FramingError(this.#closedWhy("in the middle of the answer"));
-      if (line === "too long") throw new FramingError("the relay's chunked answer is malformed");
-      const size = parseInt(new TextDecoder().decode(line).split(";")[0].trim(), 16);
-      if (!Number.isSafeInteger(size) || size < 0) {
-        throw new FramingError("the relay's chunked answer is malformed");
-      }
+      const size = chunkSize(await this.#line(MAX_CHUNK_LINE_BYTES, "an over-long chunk-size line"));
       if (size === 0) {
-        // Trailers, then the empty line that ends the message.
-        for (;;) {
-          const trailer = await this.#reader.takeUntil(CRLF, MAX_HEAD_BYTES);
-          if (trailer === undefined || trailer === "too long") {
-            throw new FramingError("the relay's chunked answer is malformed");
-          }
-          if (trailer.length === 0) return true;
-        }
+        await this.#skipTrailers();
+        return true;
       }
+      if (size > limit) return false;
       if (!await this.#readExactly(size, add)) return false;
-      const end = await this.#reader.takeUntil(CRLF, 2);
-      if (end === undefined || end === "too long" || end.length !== 0) {
-        throw new FramingError("the relay's chunked answer is malformed");
+      if (!await this.#reader.want(2)) throw new FramingError(this.#closedWhy("in the middle of the answer"));
+      const end = this.#reader.take(2);
+      if (end[0] !== 0x0d || end[1] !== 0x0a) {
+        throw new FramingError("the relay's chunked answer has no CRLF after a chunk's data");
       }
     }
+  }
+
+  /** The trailer section: field lines (checked, not used) up to an empty line, at most a head's size. */
+  async #skipTrailers(): Promise<void> {
+    const lines: string[] = [];
+    for (let bytes = 0;;) {
+      const line = await this.#line(MAX_HEAD_BYTES - bytes, "trailers over 64 KiB");
+      if (line.length === 0) break;
+      bytes += line.length + 2;
+      lines.push(latin1(line));
+    }
+    parseFields(lines);
+  }
+
+  /** One CRLF-ended line of at most `limit` bytes. */
+  async #line(limit: number, tooLong: string): Promise<Uint8Array> {
+    const line = await this.#reader.takeUntil(CRLF, limit);
+    if (line === undefined) throw new FramingError(this.#closedWhy("in the middle of the answer"));
+    if (line === "too long") throw new FramingError(`the relay's chunked answer has ${tooLong}`);
+    return line;
   }
 
   #closedWhy(when: string): string {
