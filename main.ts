@@ -2,12 +2,12 @@
 // sandboxed when the process holds broader permissions than the command needs.
 // Usage errors and startup failures are one line on stderr, never a trace.
 
-import { type Command, parseCommand, USAGE, UsageError } from "./lib/cli.ts";
-import { proxyFor } from "./lib/proxy.ts";
-import { Fatal } from "./lib/fatal.ts";
-import { exitOnTermination } from "./lib/lifecycle.ts";
-import { isConfined, runInSandbox, type SandboxedCommand } from "./lib/sandbox.ts";
-import { NAME, versionText } from "./lib/version.ts";
+import { type Command, parseCommand, USAGE, UsageError } from "./lib/cli/args.ts";
+import { proxyFor } from "./lib/cli/proxy_settings.ts";
+import { Fatal } from "./lib/cli/fatal.ts";
+import { exitOnTermination } from "./lib/session/lifecycle.ts";
+import { isConfined, runInSandbox, type SandboxedCommand } from "./lib/sandbox/confine.ts";
+import { NAME, versionText } from "./lib/cli/version.ts";
 
 function log(line: string): void {
   console.error(`${NAME}: ${line}`);
@@ -18,7 +18,7 @@ async function sandboxCheck(
   command: Extract<SandboxedCommand, { command: "sandbox-check" }>,
 ): Promise<number> {
   const { heldPermissions, probeSandbox, renderSandboxReport, sandboxReport } = await import(
-    "./lib/sandbox_check.ts"
+    "./lib/sandbox/check.ts"
   );
   let report;
   if (isConfined()) {
@@ -55,8 +55,8 @@ async function sandboxed(command: Exclude<SandboxedCommand, { command: "sandbox-
  * Runs a command in this thread. Loaded only then: in the sandboxed case the worker loads it, and
  * loading it here as well would only delay the worker's start.
  */
-async function runHere(command: Parameters<typeof import("./lib/run.ts").run>[0]): Promise<number> {
-  const { run } = await import("./lib/run.ts");
+async function runHere(command: Parameters<typeof import("./lib/session/run.ts").run>[0]): Promise<number> {
+  const { run } = await import("./lib/session/run.ts");
   return await run(command);
 }
 

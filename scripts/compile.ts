@@ -1,7 +1,7 @@
 // `deno task compile [target…]`: builds the tinyagent binary for every release
 // target (or the ones named) into dist/tinyagent-<target>[.exe].
 //
-// The binary embeds main.ts's module graph, lib/worker.ts (the sandbox's
+// The binary embeds main.ts's module graph, lib/sandbox/worker.ts (the sandbox's
 // worker is loaded by URL, not imported, so it is included explicitly) and
 // only the npm packages those reach: no tests, no demo. It runs with the
 // flags of deno.json's `start` task (scripts/shipped_flags.ts).
@@ -16,7 +16,7 @@
 // binaries are built.
 
 import { shippedFlags } from "./shipped_flags.ts";
-import { COMMIT_FILE, UNKNOWN_COMMIT } from "../lib/version.ts";
+import { COMMIT_FILE, UNKNOWN_COMMIT } from "../lib/cli/version.ts";
 
 export const TARGETS = [
   "x86_64-unknown-linux-gnu",
@@ -42,7 +42,7 @@ export function compileArgs(target: string): string[] {
     "compile",
     ...shippedFlags(),
     "--include",
-    "lib/worker.ts",
+    "lib/sandbox/worker.ts",
     "--include",
     COMMIT_FILE,
     // Without this the whole npm snapshot of deno.lock is embedded (the test-only MCP SDK and its server).

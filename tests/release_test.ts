@@ -17,7 +17,13 @@ import {
   trustSettingsToBake,
   writeCommitFile,
 } from "../scripts/compile.ts";
-import { COMMIT_FILE, FROM_SOURCE, parseCommitFile, UNKNOWN_COMMIT, versionText } from "../lib/version.ts";
+import {
+  COMMIT_FILE,
+  FROM_SOURCE,
+  parseCommitFile,
+  UNKNOWN_COMMIT,
+  versionText,
+} from "../lib/cli/version.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const decoder = new TextDecoder();
@@ -94,7 +100,7 @@ Deno.test("shipped flags", async (t) => {
       assert.deepEqual(args.slice(0, 1 + shippedFlags().length), ["compile", ...shippedFlags()]);
       assert.deepEqual(args.slice(-5), ["--target", target, "--output", output, "main.ts"]);
       const included = args.flatMap((arg, i) => args[i - 1] === "--include" ? [arg] : []);
-      assert.deepEqual(included, ["lib/worker.ts", COMMIT_FILE]);
+      assert.deepEqual(included, ["lib/sandbox/worker.ts", COMMIT_FILE]);
       assert.ok(args.includes("--exclude-unused-npm"));
     }
   });
@@ -149,7 +155,7 @@ Deno.test("shipped flags", async (t) => {
 });
 
 Deno.test("the binary embeds main.ts's graph and the worker, nothing else", async () => {
-  for (const entry of ["main.ts", "lib/worker.ts"]) {
+  for (const entry of ["main.ts", "lib/sandbox/worker.ts"]) {
     const { code, stdout, stderr } = await run(Deno.execPath(), ["info", "--json", entry], ROOT);
     assert.equal(code, 0, stderr);
     const graph = JSON.parse(stdout) as { modules: { specifier: string }[] };
@@ -162,7 +168,7 @@ Deno.test("the binary embeds main.ts's graph and the worker, nothing else", asyn
       }
       const path = specifier.slice(ROOT.href.length);
       assert.ok(
-        path === "main.ts" || path === "deno.json" || /^lib\/[a-z0-9_]+\.ts$/.test(path),
+        path === "main.ts" || path === "deno.json" || /^lib\/[a-z]+\/[a-z0-9_]+\.ts$/.test(path),
         `${entry} reaches ${path}`,
       );
     }
@@ -334,9 +340,14 @@ async function makeLayout(version: string): Promise<string> {
   await Deno.copyFile(new URL("deno.lock", ROOT), `${dir}/deno.lock`);
   await Deno.copyFile(new URL("install.sh", ROOT), `${dir}/install.sh`);
   await Deno.mkdir(`${dir}/scripts`);
-  await Deno.mkdir(`${dir}/lib`);
+  await Deno.mkdir(`${dir}/lib/cli`, { recursive: true });
   for (
-    const file of ["scripts/package.ts", "scripts/compile.ts", "scripts/shipped_flags.ts", "lib/version.ts"]
+    const file of [
+      "scripts/package.ts",
+      "scripts/compile.ts",
+      "scripts/shipped_flags.ts",
+      "lib/cli/version.ts",
+    ]
   ) {
     await Deno.copyFile(new URL(file, ROOT), `${dir}/${file}`);
   }

@@ -79,7 +79,7 @@ export async function overhead(options: OverheadOptions): Promise<BenchResult> {
     }],
     notes: [
       options.keepAlive
-        ? "Both keep one connection to the relay: tinyagent its own transport (lib/transport.ts), the floor fetch's pool."
+        ? "Both keep one connection to the relay: tinyagent its own transport (lib/transport/kept_connection.ts), the floor fetch's pool."
         : "The relay closes every connection, so every call of both commands opens a fresh one.",
       "Round trip timed in the benchmark process from writing the request line to the arrival of the answer's newline; " +
       "both include the strict relay's own work (token verification with nostr-tools) in this process.",

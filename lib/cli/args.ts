@@ -1,9 +1,9 @@
 // Command-line flags, validation and help text. Pure: argv in, a validated
 // command or a usage error out; the key is read in run.ts, inside the sandbox.
 
-import { parseRelayUrl, type RelayEndpoint } from "./endpoint.ts";
-import type { Proxy } from "./proxy.ts";
-import { resolveExposure } from "./tools.ts";
+import { parseRelayUrl, type RelayEndpoint } from "../relay/endpoint.ts";
+import type { Proxy } from "./proxy_settings.ts";
+import { resolveExposure } from "../facade/tools.ts";
 
 export const DEFAULT_KEY_ENV = "TINY_PRIVATE_KEY";
 export const DEFAULT_TIMEOUT_SECONDS = 120;

@@ -2,14 +2,14 @@
 // commit it was built from: scripts/compile.ts writes it to dist/commit.txt
 // (git-ignored, so the tree stays clean) and embeds that file with --include
 // (a .txt, so Deno embeds it as a data file rather than as a module).
-import config from "../deno.json" with { type: "json" };
+import config from "../../deno.json" with { type: "json" };
 
 export const VERSION: string = config.version;
 export const NAME = "tinyagent";
 
 /** Where scripts/compile.ts writes the commit being built, relative to the repository root. */
 export const COMMIT_FILE = "dist/commit.txt";
-const COMMIT_URL = new URL(`../${COMMIT_FILE}`, import.meta.url);
+const COMMIT_URL = new URL(`../../${COMMIT_FILE}`, import.meta.url);
 
 /** What `--version` reports. */
 export interface BuildFacts {

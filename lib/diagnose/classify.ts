@@ -1,8 +1,8 @@
 // The contract's browsegrant table (facade.md, `tiny_diagnose`): how the one
 // signed NIP-86 answer is classified by its HTTP status. Pure.
 
-import { excerpt, isObject, parseJson } from "./json.ts";
-import { type HttpOutcome, relayMessage } from "./relay_answer.ts";
+import { excerpt, isObject, parseJson } from "../wire/json.ts";
+import { type HttpOutcome, relayMessage } from "../relay/answer.ts";
 
 /** Why the signed call failed; the `class` of the contract's table. */
 export type FailureClassName = "authorization" | "rate-limited" | "protocol" | "transport";

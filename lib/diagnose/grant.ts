@@ -2,7 +2,7 @@
 // membership, whether grants apply to the key's role, the grant's state, then
 // whether it covers the rooms and kinds asked. Pure.
 
-import type { Asked, GrantAnswer } from "./diagnose_classify.ts";
+import type { Asked, GrantAnswer } from "./classify.ts";
 import {
   type Check,
   type Checks,
@@ -18,7 +18,7 @@ import {
   report,
   type ReportContext,
   SIGNATURE_ACCEPTED,
-} from "./diagnose_checks.ts";
+} from "./report_shape.ts";
 
 /** The grant check's fields as the relay reported them, before its status and detail are judged. */
 function grantFields(answer: GrantAnswer): Omit<GrantCheck, "status" | "detail"> {

@@ -2,11 +2,11 @@
 // contract's table and read into one report (facade.md, `tiny_diagnose`).
 // The I/O is this one call; classification and the report are pure.
 
-import { type Asked, classify } from "./diagnose_classify.ts";
-import { buildReport, type Report } from "./diagnose_report.ts";
-import { loadNostr } from "./nostr.ts";
-import type { HttpOutcome } from "./relay_answer.ts";
-import type { Signer } from "./signer.ts";
+import { type Asked, classify } from "./classify.ts";
+import { buildReport, type Report } from "./report.ts";
+import { loadNostr } from "../key/stack.ts";
+import type { HttpOutcome } from "../relay/answer.ts";
+import type { Signer } from "../key/signer.ts";
 
 /** The one relay call diagnose makes. */
 export interface ManagePort {

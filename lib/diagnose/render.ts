@@ -2,7 +2,7 @@
 // verdict and the advice last. Pure. The colour codes are written out here:
 // node:util's styleText reads the environment, which the sandbox withholds.
 
-import type { Checks, CheckStatus, Report } from "./diagnose_report.ts";
+import type { Checks, CheckStatus, Report } from "./report.ts";
 
 const MARKS: Readonly<Record<CheckStatus, string>> = { pass: "✓", fail: "✗", skip: "-" };
 const COLOURS: Readonly<Record<CheckStatus, string>> = {

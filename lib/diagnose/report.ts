@@ -3,13 +3,13 @@
 // Failures and an old relay are read here, a browsegrant result in
 // diagnose_grant.ts. Pure: every check is computed, never mutated afterwards.
 
-import type { Classified } from "./diagnose_classify.ts";
-import type { Report, ReportContext } from "./diagnose_checks.ts";
-import { covering, giveKey, NONE, report, SIGNATURE_ACCEPTED } from "./diagnose_checks.ts";
-import { grantReport } from "./diagnose_grant.ts";
+import type { Classified } from "./classify.ts";
+import type { Report, ReportContext } from "./report_shape.ts";
+import { covering, giveKey, NONE, report, SIGNATURE_ACCEPTED } from "./report_shape.ts";
+import { grantReport } from "./grant.ts";
 
-export { exitCode } from "./diagnose_checks.ts";
-export type { Check, Checks, CheckStatus, Report, ReportContext, Verdict } from "./diagnose_checks.ts";
+export { exitCode } from "./report_shape.ts";
+export type { Check, Checks, CheckStatus, Report, ReportContext, Verdict } from "./report_shape.ts";
 
 /** Builds the report for one classified answer. */
 export function buildReport(ctx: ReportContext, answer: Classified): Report {

@@ -2,8 +2,8 @@
 // the verdict and its exit status, and the wording every part of the report
 // shares. Pure.
 
-import type { Asked, FailureClassName } from "./diagnose_classify.ts";
-import type { Identity } from "./signer.ts";
+import type { Asked, FailureClassName } from "./classify.ts";
+import type { Identity } from "../key/signer.ts";
 
 export type Verdict = "ok" | "needs-grant" | "not-a-member" | "unauthorized" | "unreachable" | "error";
 export type CheckStatus = "pass" | "fail" | "skip";

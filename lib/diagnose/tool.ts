@@ -2,11 +2,11 @@
 // (facade.md, "Exposed tools"): its entry in `tools/list`, its arguments, and
 // the report as a result that is never an error, whatever the verdict.
 
-import type { Asked } from "./diagnose_classify.ts";
-import type { Report } from "./diagnose_report.ts";
-import type { LocalTool } from "./facade.ts";
-import { type CallToolResult, type JsonObject, type Tool, toolError } from "./mcp.ts";
-import { DIAGNOSE_TOOL } from "./tools.ts";
+import type { Asked } from "./classify.ts";
+import type { Report } from "./report.ts";
+import type { LocalTool } from "../facade/facade.ts";
+import { type CallToolResult, type JsonObject, type Tool, toolError } from "../wire/mcp.ts";
+import { DIAGNOSE_TOOL } from "../facade/tools.ts";
 
 /** The relay allows at most this many rooms or kinds in one browsegrant call. */
 const MAX_ASKED = 256;

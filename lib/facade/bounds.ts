@@ -1,7 +1,7 @@
 // Size bounds on what reaches the host (facade.md, "Bounds"). Pure.
 
-import { isObject } from "./json.ts";
-import type { CallToolResult, ContentBlock, JsonObject } from "./mcp.ts";
+import { isObject } from "../wire/json.ts";
+import type { CallToolResult, ContentBlock, JsonObject } from "../wire/mcp.ts";
 
 export const TEXT_LIMIT = 64 * 1024;
 export const STRUCTURED_LIMIT = 256 * 1024;

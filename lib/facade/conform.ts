@@ -4,8 +4,8 @@
 // repair is also returned as a note, for one line on stderr.
 
 import { boundResult, truncateText } from "./bounds.ts";
-import { isObject } from "./json.ts";
-import type { CallToolResult, ContentBlock, JsonObject, Tool } from "./mcp.ts";
+import { isObject } from "../wire/json.ts";
+import type { CallToolResult, ContentBlock, JsonObject, Tool } from "../wire/mcp.ts";
 
 /** A value and what had to change to make it valid. */
 export interface Conformed<T> {

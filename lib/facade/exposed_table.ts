@@ -3,8 +3,8 @@
 // Pure.
 
 import { type Conformed, conformTool } from "./conform.ts";
-import { isObject } from "./json.ts";
-import type { JsonObject, Tool } from "./mcp.ts";
+import { isObject } from "../wire/json.ts";
+import type { JsonObject, Tool } from "../wire/mcp.ts";
 import { DIAGNOSE_TOOL } from "./tools.ts";
 
 /**

@@ -4,7 +4,7 @@
 // sees JSON-RPC framing and never holds the key, only a Signer.
 
 import { conformResult } from "./conform.ts";
-import { isObject } from "./json.ts";
+import { isObject } from "../wire/json.ts";
 import {
   type CallError,
   type CallOutcome,
@@ -13,11 +13,11 @@ import {
   type JsonObject,
   type Tool,
   toolError,
-} from "./mcp.ts";
-import { failureText, markPermission, type RelayAnswer, type RelayFailure } from "./relay_answer.ts";
-import type { Signer } from "./signer.ts";
-import { decideSigning, eventToSign } from "./signing.ts";
-import { exposedTable } from "./tool_table.ts";
+} from "../wire/mcp.ts";
+import { failureText, markPermission, type RelayAnswer, type RelayFailure } from "../relay/answer.ts";
+import type { Signer } from "../key/signer.ts";
+import { decideSigning, eventToSign } from "./signing_rules.ts";
+import { exposedTable } from "./exposed_table.ts";
 import { DIAGNOSE_TOOL, unknownToolHint } from "./tools.ts";
 
 /** The two calls the facade makes to the relay. */

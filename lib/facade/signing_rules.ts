@@ -3,8 +3,8 @@
 // Signer, so nothing here can leak the key.
 
 import { publishesKind } from "./tools.ts";
-import { isObject } from "./json.ts";
-import type { JsonObject } from "./mcp.ts";
+import { isObject } from "../wire/json.ts";
+import type { JsonObject } from "../wire/mcp.ts";
 
 /** An unsigned event exactly as the relay returned it. */
 export interface Template {

@@ -2,8 +2,8 @@
 // the handshake and ping itself, hands tools/list and tools/call to the
 // facade, and knows nothing of Nostr or the relay.
 
-import { LINE_LIMIT } from "./bounds.ts";
-import { isObject } from "./json.ts";
+import { LINE_LIMIT } from "../facade/bounds.ts";
+import { isObject } from "../wire/json.ts";
 import {
   type CallOutcome,
   FALLBACK_VERSION,
@@ -15,10 +15,10 @@ import {
   PARSE_ERROR,
   type RpcId,
   type Tool,
-} from "./mcp.ts";
+} from "../wire/mcp.ts";
 import { rawIdOf } from "./line_id.ts";
 import { type ByteSink, type LineEvent, LineWriter, readLines } from "./stdio.ts";
-import { NAME, VERSION } from "./version.ts";
+import { NAME, VERSION } from "../cli/version.ts";
 
 /** What the host protocol needs from the facade. */
 export interface ToolProvider {

@@ -1,7 +1,7 @@
 // The host's byte streams: a bounded line reader and a serialized line
 // writer. Knows lines and JSON values, nothing of MCP.
 
-import { LINE_LIMIT } from "./bounds.ts";
+import { LINE_LIMIT } from "../facade/bounds.ts";
 import { IdScanner } from "./line_id.ts";
 
 /** A complete input line, or the fact that one was too long to accept. */

@@ -4,7 +4,7 @@
 // templates. Everything else holds a Signer, never the key. Every message here
 // names the variable and never its value.
 
-import { loadNostr } from "./nostr.ts";
+import { loadNostr } from "./stack.ts";
 import { AUTH_KIND, authorizationHeader, proofTags } from "./nip98.ts";
 
 /** The order of secp256k1's group: a private key is a scalar in [1, n-1]. */

@@ -2,8 +2,8 @@
 // become a tool result or a `permission:` / `transport:` / `relay:` failure,
 // and a relay refusal inside a result gets its `permission: ` mark. Pure.
 
-import { excerpt, isObject, parseJson } from "./json.ts";
-import { INVALID_PARAMS, type JsonObject } from "./mcp.ts";
+import { excerpt, isObject, parseJson } from "../wire/json.ts";
+import { INVALID_PARAMS, type JsonObject } from "../wire/mcp.ts";
 
 /** The three prefixes an agent can act on. */
 export type FailureClass = "permission" | "transport" | "relay";

@@ -3,12 +3,12 @@
 // connection (transport.ts). Knows nothing of the host.
 
 import type { RelayEndpoint } from "./endpoint.ts";
-import type { JsonObject } from "./mcp.ts";
-import type { Proxy } from "./proxy.ts";
-import { type HttpOutcome, interpretAnswer, type RelayAnswer } from "./relay_answer.ts";
-import { manageRequest, mcpRequest, type PreparedRequest, type RelayMethod } from "./relay_request.ts";
-import type { Signer } from "./signer.ts";
-import { RelayTransport, stepBound, type TransportOptions } from "./transport.ts";
+import type { JsonObject } from "../wire/mcp.ts";
+import type { Proxy } from "../cli/proxy_settings.ts";
+import { type HttpOutcome, interpretAnswer, type RelayAnswer } from "./answer.ts";
+import { manageRequest, mcpRequest, type PreparedRequest, type RelayMethod } from "./request.ts";
+import type { Signer } from "../key/signer.ts";
+import { RelayTransport, stepBound, type TransportOptions } from "../transport/kept_connection.ts";
 
 /** Answers larger than this are not read: no relay result is legitimately this big. */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;

@@ -8,8 +8,8 @@ import {
   META_CLIENT_INFO,
   META_PROTOCOL_VERSION,
   RELAY_PROTOCOL_VERSION,
-} from "./mcp.ts";
-import { NAME, VERSION } from "./version.ts";
+} from "../wire/mcp.ts";
+import { NAME, VERSION } from "../cli/version.ts";
 
 /** The two MCP methods the facade forwards. */
 export type RelayMethod = "tools/list" | "tools/call";

@@ -4,8 +4,8 @@
 // release runs it on every binary and the test suite runs it under deno run:
 // one probe for both.
 
-import type { RelayEndpoint } from "./endpoint.ts";
-import type { Proxy } from "./proxy.ts";
+import type { RelayEndpoint } from "../relay/endpoint.ts";
+import type { Proxy } from "../cli/proxy_settings.ts";
 
 export interface ProbeResult {
   name: string;

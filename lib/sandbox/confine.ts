@@ -4,9 +4,9 @@
 // fixed at build time, while the host and the variable are known only now,
 // so this is how the binary holds no more than it needs.
 
-import type { Command } from "./cli.ts";
-import config from "../deno.json" with { type: "json" };
-import type { ProbeResult } from "./sandbox_check.ts";
+import type { Command } from "../cli/args.ts";
+import config from "../../deno.json" with { type: "json" };
+import type { ProbeResult } from "./check.ts";
 import { warmTrustStore } from "./tls_warmup.ts";
 
 /** The commands that touch the key or the network, and so run sandboxed. */

@@ -1,10 +1,10 @@
 // The sandboxed worker's entry: it announces that its code is loaded, then
 // runs the one command it is given and reports the exit status.
 
-import { Fatal } from "./fatal.ts";
-import { run } from "./run.ts";
-import type { FromWorker, ToWorker } from "./sandbox.ts";
-import { probeSandbox } from "./sandbox_check.ts";
+import { Fatal } from "../cli/fatal.ts";
+import { run } from "../session/run.ts";
+import type { FromWorker, ToWorker } from "./confine.ts";
+import { probeSandbox } from "./check.ts";
 
 // The worker global scope, typed without pulling the worker lib into the whole program.
 const scope = self as unknown as {

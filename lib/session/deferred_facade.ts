@@ -5,12 +5,12 @@
 // imported and built once the host's first answer is out (or at its first
 // tools request), so answering the handshake waits for none of that code.
 
-import type { Command } from "./cli.ts";
-import type { Facade } from "./facade.ts";
-import type { ToolProvider } from "./host.ts";
-import type { CallOutcome, Tool } from "./mcp.ts";
-import type { Signer } from "./signer.ts";
-import type { RelayTransport } from "./transport.ts";
+import type { Command } from "../cli/args.ts";
+import type { Facade } from "../facade/facade.ts";
+import type { ToolProvider } from "../host/protocol.ts";
+import type { CallOutcome, Tool } from "../wire/mcp.ts";
+import type { Signer } from "../key/signer.ts";
+import type { RelayTransport } from "../transport/kept_connection.ts";
 
 export interface RelaySide extends ToolProvider {
   /** Loads the relay side now; no request is sent. */
@@ -26,19 +26,21 @@ export function relaySide(
   log: (line: string) => void,
 ): RelaySide {
   let closed = false;
-  const opening: Promise<RelayTransport> = import("./transport.ts").then(({ RelayTransport }) => {
-    const transport = new RelayTransport({ origin: new URL(command.relay.origin), proxy: command.proxy });
-    if (closed) transport.close();
-    else transport.warm();
-    return transport;
-  });
+  const opening: Promise<RelayTransport> = import("../transport/kept_connection.ts").then(
+    ({ RelayTransport }) => {
+      const transport = new RelayTransport({ origin: new URL(command.relay.origin), proxy: command.proxy });
+      if (closed) transport.close();
+      else transport.warm();
+      return transport;
+    },
+  );
   let loading: Promise<Facade> | undefined;
   const load = () =>
     loading ??= (async () => {
       const [{ Facade }, { RelayClient }, { diagnoseTool }, transport] = await Promise.all([
-        import("./facade.ts"),
-        import("./relay.ts"),
-        import("./tiny_diagnose.ts"),
+        import("../facade/facade.ts"),
+        import("../relay/client.ts"),
+        import("../diagnose/tool.ts"),
         opening,
       ]);
       const relay = new RelayClient({
@@ -53,7 +55,7 @@ export function relaySide(
         exposed: command.exposed,
         allowWrites: command.allowWrites,
         diagnose: diagnoseTool(async (asked) =>
-          (await import("./diagnose.ts")).diagnose(relay, signer, asked)
+          (await import("../diagnose/probe.ts")).diagnose(relay, signer, asked)
         ),
         log,
       });

@@ -1,15 +1,15 @@
 // Runs a validated command. This is everything that touches the key, the
 // network and stdio, so it is what runs inside the sandbox.
 
-import type { Command, RelayCommand } from "./cli.ts";
-import { Fatal } from "./fatal.ts";
-import { DEFAULT_KEY_ENV } from "./cli.ts";
-import { serve } from "./host.ts";
+import type { Command, RelayCommand } from "../cli/args.ts";
+import { Fatal } from "../cli/fatal.ts";
+import { DEFAULT_KEY_ENV } from "../cli/args.ts";
+import { serve } from "../host/protocol.ts";
 import { parentGone } from "./lifecycle.ts";
-import { relaySide } from "./relay_side.ts";
-import { Signer } from "./signer.ts";
-import { processStdio } from "./stdio.ts";
-import { DIAGNOSE_TOOL, READ_TOOLS, WRITE_TOOLS } from "./tools.ts";
+import { relaySide } from "./deferred_facade.ts";
+import { Signer } from "../key/signer.ts";
+import { processStdio } from "../host/stdio.ts";
+import { DIAGNOSE_TOOL, READ_TOOLS, WRITE_TOOLS } from "../facade/tools.ts";
 
 export { Fatal };
 
@@ -137,10 +137,10 @@ export async function run(
     case "diagnose": {
       const signer = await signerFor(command);
       const [{ RelayClient }, { diagnose }, { exitCode }, { renderReport }] = await Promise.all([
-        import("./relay.ts"),
-        import("./diagnose.ts"),
-        import("./diagnose_report.ts"),
-        import("./diagnose_render.ts"),
+        import("../relay/client.ts"),
+        import("../diagnose/probe.ts"),
+        import("../diagnose/report.ts"),
+        import("../diagnose/render.ts"),
       ]);
       const relay = new RelayClient({
         endpoint: command.relay,

@@ -7,8 +7,8 @@
 // DENO_CERT and DENO_TLS_CA_STORE, read by the process at start.
 
 import { writeAll } from "./bytes.ts";
-import { ConnReader } from "./conn_reader.ts";
-import type { Proxy } from "./proxy.ts";
+import { ConnReader } from "./buffered_reader.ts";
+import type { Proxy } from "../cli/proxy_settings.ts";
 
 export interface DialTarget {
   /** Without IPv6 brackets. */

@@ -4,7 +4,7 @@
 // so a close by the relay is seen before the next request is written.
 
 import { concat, writeAll } from "./bytes.ts";
-import { ConnReader } from "./conn_reader.ts";
+import { ConnReader } from "./buffered_reader.ts";
 import type { Duplex } from "./dial.ts";
 import {
   chunkSize,
@@ -16,14 +16,14 @@ import {
   latin1,
   parseFields,
   parseHead,
-} from "./http1_head.ts";
+} from "./http1_grammar.ts";
 import {
   type Attempt,
   type HttpAnswer,
   type HttpRequest,
   type RelayConnection,
   tooLarge,
-} from "./http_exchange.ts";
+} from "./exchange.ts";
 
 const encoder = new TextEncoder();
 const CRLF = encoder.encode("\r\n");

@@ -25,9 +25,9 @@ import {
   type Duplex,
   stallMessage,
 } from "./dial.ts";
-import type { Attempt, RelayConnection } from "./http_exchange.ts";
+import type { Attempt, RelayConnection } from "./exchange.ts";
 import { Http1Connection } from "./http1.ts";
-import type { Proxy } from "./proxy.ts";
+import type { Proxy } from "../cli/proxy_settings.ts";
 
 /**
  * A kept connection is given up after this long idle: under the real relay's

@@ -2,8 +2,8 @@
 // and version. Pure argv in, a command or a UsageError out.
 
 import assert from "node:assert/strict";
-import { type Command, parseCommand, USAGE, UsageError } from "../lib/cli.ts";
-import { CONTRACT_READ } from "./support/contract.ts";
+import { type Command, parseCommand, USAGE, UsageError } from "../../lib/cli/args.ts";
+import { CONTRACT_READ } from "../support/contract.ts";
 
 const RELAY = "https://relay.example.test/r/acme";
 

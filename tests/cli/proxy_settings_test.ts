@@ -3,7 +3,7 @@
 // refusals that name the variable.
 
 import assert from "node:assert/strict";
-import { bypassesProxy, proxyFor } from "../lib/proxy.ts";
+import { bypassesProxy, proxyFor } from "../../lib/cli/proxy_settings.ts";
 
 function env(values: Record<string, string>): (name: string) => string | undefined {
   return (name) => values[name];

@@ -3,11 +3,11 @@
 
 import assert from "node:assert/strict";
 import * as nip19 from "nostr-tools/nip19";
-import { type Asked, type Classified, classify, parseGrantAnswer } from "../lib/diagnose_classify.ts";
-import { buildReport, exitCode, type Report, type Verdict } from "../lib/diagnose_report.ts";
-import { renderReport } from "../lib/diagnose_render.ts";
-import { DIAGNOSE_ENTRY, parseAsked } from "../lib/tiny_diagnose.ts";
-import type { HttpOutcome } from "../lib/relay_answer.ts";
+import { type Asked, type Classified, classify, parseGrantAnswer } from "../../lib/diagnose/classify.ts";
+import { buildReport, exitCode, type Report, type Verdict } from "../../lib/diagnose/report.ts";
+import { renderReport } from "../../lib/diagnose/render.ts";
+import { DIAGNOSE_ENTRY, parseAsked } from "../../lib/diagnose/tool.ts";
+import type { HttpOutcome } from "../../lib/relay/answer.ts";
 
 const RELAY = "https://relay.example.test/r/acme";
 const PUBKEY = "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798";

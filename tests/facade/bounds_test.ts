@@ -10,7 +10,7 @@ import {
   TEXT_LIMIT,
   truncateText,
   utf8Length,
-} from "../lib/bounds.ts";
+} from "../../lib/facade/bounds.ts";
 
 const encoder = new TextEncoder();
 const bytes = (text: string) => encoder.encode(text).length;

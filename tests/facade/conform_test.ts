@@ -4,8 +4,8 @@
 
 import assert from "node:assert/strict";
 import { CallToolResultSchema, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
-import { conformResult, conformTool } from "../lib/conform.ts";
-import type { JsonObject } from "../lib/mcp.ts";
+import { conformResult, conformTool } from "../../lib/facade/conform.ts";
+import type { JsonObject } from "../../lib/wire/mcp.ts";
 
 const SCHEMA = { type: "object", properties: { id: { type: "string" } }, required: ["id"] };
 

@@ -2,8 +2,13 @@
 // authorization kinds, and templates that are not recognized.
 
 import assert from "node:assert/strict";
-import { decideSigning, eventToSign, recognizeTemplate, type Template } from "../lib/signing.ts";
-import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "./support/contract.ts";
+import {
+  decideSigning,
+  eventToSign,
+  recognizeTemplate,
+  type Template,
+} from "../../lib/facade/signing_rules.ts";
+import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 
 /** Tools outside both lists: never signed for. */
 const OTHER_TOOLS = ["publish_event", "read_management", "tiny_diagnose", "set_status", "create_room"];

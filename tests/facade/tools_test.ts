@@ -9,9 +9,9 @@ import {
   READ_TOOLS,
   resolveExposure,
   WRITE_TOOLS,
-} from "../lib/tools.ts";
-import { exposedTable } from "../lib/tool_table.ts";
-import { CONTRACT_READ, CONTRACT_WRITE } from "./support/contract.ts";
+} from "../../lib/facade/tools.ts";
+import { exposedTable } from "../../lib/facade/exposed_table.ts";
+import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 
 /** Relay tools that must never be offered, whatever the flags. */
 const HIDDEN = [

@@ -2,9 +2,9 @@
 // line, answered by answerLine with a fake tool provider.
 
 import assert from "node:assert/strict";
-import config from "../deno.json" with { type: "json" };
-import type { CallOutcome, Tool } from "../lib/mcp.ts";
-import { answerLine, encodeAnswer, negotiateVersion, type ToolProvider } from "../lib/host.ts";
+import config from "../../deno.json" with { type: "json" };
+import type { CallOutcome, Tool } from "../../lib/wire/mcp.ts";
+import { answerLine, encodeAnswer, negotiateVersion, type ToolProvider } from "../../lib/host/protocol.ts";
 
 const VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const FALLBACK = "2025-06-18";

@@ -2,7 +2,7 @@
 // (whole lines, in order). Everything runs on in-memory streams.
 
 import assert from "node:assert/strict";
-import { type LineEvent, LineWriter, readLines } from "../lib/stdio.ts";
+import { type LineEvent, LineWriter, readLines } from "../../lib/host/stdio.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

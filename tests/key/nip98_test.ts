@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { generateSecretKey, getPublicKey, verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { encodeHeaderValue } from "../lib/relay_request.ts";
-import { Signer } from "../lib/signer.ts";
+import { encodeHeaderValue } from "../../lib/relay/request.ts";
+import { Signer } from "../../lib/key/signer.ts";
 
 /** A Signer for `secretKey`, built the way tinyagent builds one: from the variable's value. */
 async function signerFor(secretKey: Uint8Array): Promise<Signer> {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import * as nip19 from "nostr-tools/nip19";
 import { verifyEvent } from "nostr-tools/pure";
-import { type Identity, Signer } from "../lib/signer.ts";
+import { type Identity, Signer } from "../../lib/key/signer.ts";
 
 // Private keys 1, 2 and 3: their public keys are the x coordinates of G, 2G
 // and 3G on secp256k1, known independently of any library.

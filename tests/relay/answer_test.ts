@@ -3,8 +3,8 @@
 // relay tool errors.
 
 import assert from "node:assert/strict";
-import { toolError } from "../lib/mcp.ts";
-import { failureText, interpretAnswer, markPermission, type RelayAnswer } from "../lib/relay_answer.ts";
+import { toolError } from "../../lib/wire/mcp.ts";
+import { failureText, interpretAnswer, markPermission, type RelayAnswer } from "../../lib/relay/answer.ts";
 
 const JSON_TYPE = "application/json";
 

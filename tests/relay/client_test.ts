@@ -6,17 +6,17 @@ import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { parseRelayUrl } from "../lib/endpoint.ts";
-import { dial } from "../lib/dial.ts";
-import { RelayClient } from "../lib/relay.ts";
-import { failureText, type RelayAnswer } from "../lib/relay_answer.ts";
-import { Signer } from "../lib/signer.ts";
+import { parseRelayUrl } from "../../lib/relay/endpoint.ts";
+import { dial } from "../../lib/transport/dial.ts";
+import { RelayClient } from "../../lib/relay/client.ts";
+import { failureText, type RelayAnswer } from "../../lib/relay/answer.ts";
+import { Signer } from "../../lib/key/signer.ts";
 import {
   type Fault,
   startStrictRelay,
   type StrictRelay,
   type StrictRelayOptions,
-} from "./support/strict_relay/mod.ts";
+} from "../support/strict_relay/mod.ts";
 
 const { signer } = await Signer.generate();
 const { pubkey } = await signer.identity();

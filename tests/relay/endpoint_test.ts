@@ -2,7 +2,7 @@
 // URLs signed in NIP-98 `u` tags.
 
 import assert from "node:assert/strict";
-import { parseRelayUrl, type RelayEndpoint } from "../lib/endpoint.ts";
+import { parseRelayUrl, type RelayEndpoint } from "../../lib/relay/endpoint.ts";
 
 function ok(raw: string): RelayEndpoint {
   const parsed = parseRelayUrl(raw);

@@ -1,6 +1,6 @@
 // The contract's lists and kind table (facade.md, "Exposed tools" and "Sign
 // and resubmit"), written out here rather than imported from lib/, so a
-// change to lib/tools.ts that breaks the contract fails the tests.
+// change to lib/facade/tools.ts that breaks the contract fails the tests.
 
 export const CONTRACT_READ: readonly string[] = [
   "list_repositories",

@@ -3,9 +3,9 @@
 // `transport:` and the connection is closed), never a good answer and never a hang.
 
 import assert from "node:assert/strict";
-import { Http1Connection, MAX_HEAD_BYTES, MAX_INTERIM_ANSWERS } from "../lib/http1.ts";
-import { MAX_FIELDS } from "../lib/http1_head.ts";
-import type { Attempt } from "../lib/http_exchange.ts";
+import { Http1Connection, MAX_HEAD_BYTES, MAX_INTERIM_ANSWERS } from "../../lib/transport/http1.ts";
+import { MAX_FIELDS } from "../../lib/transport/http1_grammar.ts";
+import type { Attempt } from "../../lib/transport/exchange.ts";
 
 const encoder = new TextEncoder();
 
