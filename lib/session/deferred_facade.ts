@@ -26,14 +26,18 @@ export function relaySide(
   log: (line: string) => void,
 ): RelaySide {
   let closed = false;
-  const opening: Promise<RelayTransport> = import("../transport/kept_connection.ts").then(
-    ({ RelayTransport }) => {
-      const transport = new RelayTransport({ origin: new URL(command.relay.origin), proxy: command.proxy });
-      if (closed) transport.close();
-      else transport.warm();
-      return transport;
-    },
-  );
+  const opening: Promise<RelayTransport> = import("../transport/kept_connection.ts").then((
+    { RelayTransport, stepBound },
+  ) => {
+    const transport = new RelayTransport({
+      origin: new URL(command.relay.origin),
+      proxy: command.proxy,
+      stepMs: stepBound(command.timeoutMs), // the connect steps end no later than a call would
+    });
+    if (closed) transport.close();
+    else transport.warm();
+    return transport;
+  });
   let loading: Promise<Facade> | undefined;
   const load = () =>
     loading ??= (async () => {
