@@ -7,7 +7,8 @@ import { proxyFor } from "./lib/cli/proxy_settings.ts";
 import { Fatal } from "./lib/cli/fatal.ts";
 import { exitOnTermination } from "./lib/session/lifecycle.ts";
 import { isConfined, runInSandbox, type SandboxedCommand } from "./lib/sandbox/confine.ts";
-import { NAME, versionText } from "./lib/cli/version.ts";
+import { versionText } from "./lib/cli/version.ts";
+import { NAME } from "./lib/wire/identity.ts";
 
 function log(line: string): void {
   console.error(`${NAME}: ${line}`);

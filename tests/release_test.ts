@@ -341,12 +341,14 @@ async function makeLayout(version: string): Promise<string> {
   await Deno.copyFile(new URL("install.sh", ROOT), `${dir}/install.sh`);
   await Deno.mkdir(`${dir}/scripts`);
   await Deno.mkdir(`${dir}/lib/cli`, { recursive: true });
+  await Deno.mkdir(`${dir}/lib/wire`, { recursive: true });
   for (
     const file of [
       "scripts/package.ts",
       "scripts/compile.ts",
       "scripts/shipped_flags.ts",
       "lib/cli/version.ts",
+      "lib/wire/identity.ts",
     ]
   ) {
     await Deno.copyFile(new URL(file, ROOT), `${dir}/${file}`);

@@ -2,7 +2,7 @@
 // command or a usage error out; the key is read in run.ts, inside the sandbox.
 
 import { parseRelayUrl, type RelayEndpoint } from "../relay/endpoint.ts";
-import type { Proxy } from "./proxy_settings.ts";
+import type { Proxy } from "../transport/tunnel.ts";
 import { resolveExposure } from "../facade/tools.ts";
 
 export const DEFAULT_KEY_ENV = "TINY_PRIVATE_KEY";

@@ -1,22 +1,10 @@
+import type { Proxy } from "../transport/tunnel.ts";
+
 // Which proxy, if any, stands between tinyagent and the relay: HTTPS_PROXY
 // for an https relay (reached through a CONNECT tunnel), HTTP_PROXY for an
 // http one, unless NO_PROXY names the relay's host. Read from the environment
 // the main thread holds, before the sandbox narrows it; the sandbox then
 // allows the proxy's host:port as well. Pure.
-
-/** A proxy to reach the relay through. */
-export interface Proxy {
-  hostname: string;
-  port: number;
-  /** `host:port`: the second net permission the sandbox grants. */
-  netHost: string;
-  /** `Proxy-Authorization` for credentials in the proxy URL. */
-  authorization?: string;
-  /** The proxy URL without credentials, for messages. */
-  display: string;
-  /** The variable it was read from (HTTPS_PROXY, https_proxy, …), for messages. */
-  variable: string;
-}
 
 export type ProxyResult = { ok: true; proxy?: Proxy } | { ok: false; error: string };
 

@@ -1,11 +1,9 @@
-// The one source of the version: deno.json. A release binary also knows the
-// commit it was built from: scripts/compile.ts writes it to dist/commit.txt
-// (git-ignored, so the tree stays clean) and embeds that file with --include
-// (a .txt, so Deno embeds it as a data file rather than as a module).
-import config from "../../deno.json" with { type: "json" };
-
-export const VERSION: string = config.version;
-export const NAME = "tinyagent";
+// What --version prints: the version (wire/identity.ts, from deno.json) and
+// what a bug report needs. A release binary also knows the commit it was
+// built from: scripts/compile.ts writes it to dist/commit.txt (git-ignored, so
+// the tree stays clean) and embeds that file with --include (a .txt, so Deno
+// embeds it as a data file rather than as a module).
+import { NAME, VERSION } from "../wire/identity.ts";
 
 /** Where scripts/compile.ts writes the commit being built, relative to the repository root. */
 export const COMMIT_FILE = "dist/commit.txt";

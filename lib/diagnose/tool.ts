@@ -4,9 +4,8 @@
 
 import type { Asked } from "./classify.ts";
 import type { Report } from "./report.ts";
-import type { LocalTool } from "../facade/facade.ts";
-import { type CallToolResult, type JsonObject, type Tool, toolError } from "../wire/mcp.ts";
 import { DIAGNOSE_TOOL } from "../facade/tools.ts";
+import { type CallToolResult, type JsonObject, type LocalTool, type Tool, toolError } from "../wire/mcp.ts";
 
 /** The relay allows at most this many rooms or kinds in one browsegrant call. */
 const MAX_ASKED = 256;

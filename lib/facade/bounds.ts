@@ -5,8 +5,6 @@ import type { CallToolResult, ContentBlock, JsonObject } from "../wire/mcp.ts";
 
 export const TEXT_LIMIT = 64 * 1024;
 export const STRUCTURED_LIMIT = 256 * 1024;
-/** Input lines up to this size are accepted (the reader enforces it). */
-export const LINE_LIMIT = 48 * 1024 * 1024;
 
 const encoder = new TextEncoder();
 

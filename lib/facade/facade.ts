@@ -11,6 +11,7 @@ import {
   type CallToolResult,
   INVALID_PARAMS,
   type JsonObject,
+  type LocalTool,
   type Tool,
   toolError,
 } from "../wire/mcp.ts";
@@ -26,12 +27,6 @@ export interface RelayPort {
   callTool(name: string, args: JsonObject): Promise<RelayAnswer>;
   /** Send nothing more. */
   close?(): void;
-}
-
-/** A tool the facade answers itself (`tiny_diagnose`). */
-export interface LocalTool {
-  entry: Tool;
-  call(args: JsonObject): Promise<CallToolResult>;
 }
 
 export interface FacadeOptions {

@@ -51,7 +51,7 @@ export const WRITE_KINDS: Readonly<Record<string, readonly number[]>> = {
 /** Write tools, added with `--allow-writes`, in the order they are listed. */
 export const WRITE_TOOLS: readonly string[] = Object.keys(WRITE_KINDS);
 
-/** The one tool the facade answers itself; no relay tool may carry the name. */
+/** The one tool the facade answers itself (diagnose/tool.ts); no relay tool may carry the name. */
 export const DIAGNOSE_TOOL = "tiny_diagnose";
 
 /**

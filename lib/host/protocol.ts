@@ -2,13 +2,9 @@
 // the handshake and ping itself, hands tools/list and tools/call to the
 // facade, and knows nothing of Nostr or the relay.
 
-import { LINE_LIMIT } from "../facade/bounds.ts";
 import { isObject } from "../wire/json.ts";
 import {
   type CallOutcome,
-  FALLBACK_VERSION,
-  HANDSHAKE_VERSIONS,
-  idText,
   INTERNAL_ERROR,
   INVALID_REQUEST,
   METHOD_NOT_FOUND,
@@ -17,8 +13,22 @@ import {
   type Tool,
 } from "../wire/mcp.ts";
 import { rawIdOf } from "./line_id.ts";
-import { type ByteSink, type LineEvent, LineWriter, readLines } from "./stdio.ts";
-import { NAME, VERSION } from "../cli/version.ts";
+import { type ByteSink, LINE_LIMIT, type LineEvent, LineWriter, readLines } from "./stdio.ts";
+import { NAME, VERSION } from "../wire/identity.ts";
+
+/** Handshake versions answered as asked (facade.md, `initialize`); any other gets the fallback. */
+export const HANDSHAKE_VERSIONS: readonly string[] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+export const FALLBACK_VERSION = "2025-06-18";
+
+/**
+ * The JSON text of an id on its way back to the host: a numeric id as the
+ * exact text the host wrote when that is at hand, so `9007199254740993` is
+ * not echoed as `9007199254740992` (JSON.parse rounds it).
+ */
+export function idText(id: RpcId, raw?: string): string {
+  if (typeof id === "number" && raw !== undefined && Number(raw) === id) return raw;
+  return JSON.stringify(id);
+}
 
 /** What the host protocol needs from the facade. */
 export interface ToolProvider {

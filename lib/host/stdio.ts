@@ -1,8 +1,10 @@
 // The host's byte streams: a bounded line reader and a serialized line
 // writer. Knows lines and JSON values, nothing of MCP.
 
-import { LINE_LIMIT } from "../facade/bounds.ts";
 import { IdScanner } from "./line_id.ts";
+
+/** Input lines up to this size are accepted (facade.md, "Bounds"). */
+export const LINE_LIMIT = 48 * 1024 * 1024;
 
 /** A complete input line, or the fact that one was too long to accept. */
 export type LineEvent =

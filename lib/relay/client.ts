@@ -4,7 +4,7 @@
 
 import type { RelayEndpoint } from "./endpoint.ts";
 import type { JsonObject } from "../wire/mcp.ts";
-import type { Proxy } from "../cli/proxy_settings.ts";
+import type { Proxy } from "../transport/tunnel.ts";
 import { type HttpOutcome, interpretAnswer, type RelayAnswer } from "./answer.ts";
 import { manageRequest, mcpRequest, type PreparedRequest, type RelayMethod } from "./request.ts";
 import type { Signer } from "../key/signer.ts";

@@ -2,14 +2,16 @@
 // relay's headers and `_meta`). Pure: a method and params in, the body and
 // headers out. The Authorization header is added by the client, per request.
 
-import {
-  type JsonObject,
-  META_CLIENT_CAPABILITIES,
-  META_CLIENT_INFO,
-  META_PROTOCOL_VERSION,
-  RELAY_PROTOCOL_VERSION,
-} from "../wire/mcp.ts";
-import { NAME, VERSION } from "../cli/version.ts";
+import type { JsonObject } from "../wire/mcp.ts";
+import { NAME, VERSION } from "../wire/identity.ts";
+
+/** The relay's MCP revision: stateless, no handshake, `_meta` on every request. */
+export const RELAY_PROTOCOL_VERSION = "2026-07-28";
+
+/** The `_meta` keys of the relay's stateless revision. */
+export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 
 /** The two MCP methods the facade forwards. */
 export type RelayMethod = "tools/list" | "tools/call";

@@ -5,7 +5,7 @@
 // one probe for both.
 
 import type { RelayEndpoint } from "../relay/endpoint.ts";
-import type { Proxy } from "../cli/proxy_settings.ts";
+import type { Proxy } from "../transport/tunnel.ts";
 
 export interface ProbeResult {
   name: string;

@@ -6,9 +6,7 @@
 // connection hostage. The runtime's own trust settings apply to TLS:
 // DENO_CERT and DENO_TLS_CA_STORE, read by the process at start.
 
-import { writeAll } from "./bytes.ts";
-import { ConnReader } from "./buffered_reader.ts";
-import type { Proxy } from "../cli/proxy_settings.ts";
+import { type Proxy, tunnel, TunnelError } from "./tunnel.ts";
 
 export interface DialTarget {
   /** Without IPv6 brackets. */
@@ -44,9 +42,7 @@ export class DialError extends Error {
   }
 }
 
-const HEAD_END = new TextEncoder().encode("\r\n\r\n");
-const MAX_PROXY_HEAD_BYTES = 16 * 1024;
-
+/** `host:port`, with an IPv6 address in brackets. */
 function hostPort(target: DialTarget): string {
   const host = target.hostname.includes(":") ? `[${target.hostname}]` : target.hostname;
   return `${host}:${target.port}`;
@@ -142,7 +138,9 @@ export async function dial(target: DialTarget, options: DialOptions): Promise<De
       // Closing the socket is what ends a read that waits for a proxy that never answers.
       await bounded("proxy", target, options, (signal) => {
         signal.addEventListener("abort", () => closeQuietly(tcp), { once: true });
-        return tunnel(tcp, target, proxy);
+        return tunnel(tcp, hostPort(target), proxy).catch((error) => {
+          throw error instanceof TunnelError ? new DialError(error.message, "proxy") : error;
+        });
       }, () => {});
     }
     if (!target.tls) return tcp;
@@ -169,62 +167,4 @@ function tlsFailure(error: unknown, target: DialTarget): string {
     return `${hostPort(target)} answered in plain HTTP, not TLS: use http:// in --relay (${message})`;
   }
   return `the TLS handshake with ${hostPort(target)} failed: ${message}`;
-}
-
-/** Asks the proxy for a tunnel to the relay (HTTP CONNECT) and checks that it opened. */
-async function tunnel(tcp: Deno.TcpConn, target: DialTarget, proxy: Proxy): Promise<void> {
-  const authority = hostPort(target);
-  let request = `CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n`;
-  if (proxy.authorization) request += `Proxy-Authorization: ${proxy.authorization}\r\n`;
-  await writeAll(tcp, new TextEncoder().encode(`${request}\r\n`));
-  // The tunnel is silent until the TLS client speaks, so nothing past the head is read here.
-  const reader = new ConnReader(tcp);
-  const head = await reader.takeUntil(HEAD_END, MAX_PROXY_HEAD_BYTES);
-  if (head === undefined) throw new DialError(`the proxy ${proxy.display} closed the connection`, "proxy");
-  if (head === "too long") throw new DialError(`the proxy ${proxy.display} answered oddly`, "proxy");
-  const statusLine = printable(
-    head.subarray(0, head.indexOf(0x0d) === -1 ? head.length : head.indexOf(0x0d)),
-  );
-  const status = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(statusLine)?.[1];
-  if (status === undefined) {
-    throw new DialError(
-      `the proxy ${proxy.display} did not answer in HTTP: ${JSON.stringify(redact(statusLine, proxy))}`,
-      "proxy",
-    );
-  }
-  const shown = redact(statusLine, proxy);
-  if (status === "407") {
-    throw new DialError(
-      proxy.authorization
-        ? `the proxy ${proxy.display} refused the credentials in ${proxy.variable} (${shown})`
-        : `the proxy ${proxy.display} wants credentials (${shown}): give them in ${proxy.variable} as ` +
-          `http://user:password@${proxy.netHost}`,
-      "proxy",
-    );
-  }
-  if (!status.startsWith("2")) {
-    throw new DialError(`the proxy ${proxy.display} refused the tunnel: ${shown}`, "proxy");
-  }
-  // A 2xx head followed by bytes would put the proxy's words in front of the relay's TLS.
-  if (reader.available > 0) throw new DialError(`the proxy ${proxy.display} answered oddly`, "proxy");
-}
-
-/** At most 80 characters, control characters shown as `?`: the proxy's words go into a log line. */
-function printable(bytes: Uint8Array): string {
-  let text = "";
-  for (const byte of bytes.subarray(0, 80)) {
-    text += byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : "?";
-  }
-  return text;
-}
-
-/** A proxy that echoes our credentials in its status line still never gets them into a message. */
-function redact(text: string, proxy: Proxy): string {
-  if (!proxy.authorization) return text;
-  const encoded = proxy.authorization.replace(/^Basic /, "");
-  const decoded = new TextDecoder().decode(Uint8Array.fromBase64(encoded));
-  const password = decoded.slice(decoded.indexOf(":") + 1);
-  let shown = text;
-  for (const secret of [encoded, decoded, password]) if (secret) shown = shown.replaceAll(secret, "***");
-  return shown;
 }

@@ -27,7 +27,7 @@ import {
 } from "./dial.ts";
 import type { Attempt, RelayConnection } from "./exchange.ts";
 import { Http1Connection } from "./http1.ts";
-import type { Proxy } from "../cli/proxy_settings.ts";
+import type { Proxy } from "./tunnel.ts";
 
 /**
  * A kept connection is given up after this long idle: under the real relay's

@@ -1,7 +1,9 @@
-// The wire vocabulary, named once: JSON-RPC codes, the MCP versions on each
-// side, and the tool and result shapes the host and the relay exchange.
-// Types and constants only, plus the one constructor every layer uses for a
-// tool error.
+// The wire vocabulary every layer shares, named once: JSON-RPC codes and the
+// tool and result shapes the host and the relay exchange. Types and
+// constants only, plus the one constructor every layer uses for a tool
+// error. What only one side speaks lives with that side: the handshake's
+// versions in host/protocol.ts, the relay's revision and `_meta` keys in
+// relay/request.ts.
 
 /** A JSON object as parsed from the host or the relay. */
 export type JsonObject = Record<string, unknown>;
@@ -9,34 +11,12 @@ export type JsonObject = Record<string, unknown>;
 /** A JSON-RPC request id as the host sent it. */
 export type RpcId = string | number | null;
 
-/**
- * The JSON text of an id on its way back to the host: a numeric id as the
- * exact text the host wrote when that is at hand, so `9007199254740993` is
- * not echoed as `9007199254740992` (JSON.parse rounds it).
- */
-export function idText(id: RpcId, raw?: string): string {
-  if (typeof id === "number" && raw !== undefined && Number(raw) === id) return raw;
-  return JSON.stringify(id);
-}
-
 /** JSON-RPC 2.0 error codes tinyagent answers with. */
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
-
-/** Handshake versions answered as asked (facade.md, `initialize`); any other gets the fallback. */
-export const HANDSHAKE_VERSIONS: readonly string[] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
-export const FALLBACK_VERSION = "2025-06-18";
-
-/** The relay's MCP revision: stateless, no handshake, `_meta` on every request. */
-export const RELAY_PROTOCOL_VERSION = "2026-07-28";
-
-/** The `_meta` keys of the relay's stateless revision. */
-export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
-export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 
 /** One entry of a `tools/list` answer. */
 export interface Tool {
@@ -77,4 +57,10 @@ export function toolError(text: string, structuredContent?: unknown): CallToolRe
   const result: CallToolResult = { content: [{ type: "text", text }], isError: true };
   if (structuredContent !== undefined) result.structuredContent = structuredContent;
   return result;
+}
+
+/** A tool answered in this process (`tiny_diagnose`): its table entry and how to call it. */
+export interface LocalTool {
+  entry: Tool;
+  call(args: JsonObject): Promise<CallToolResult>;
 }

@@ -5,7 +5,6 @@
 import assert from "node:assert/strict";
 import {
   boundResult,
-  LINE_LIMIT,
   STRUCTURED_LIMIT,
   TEXT_LIMIT,
   truncateText,
@@ -43,7 +42,6 @@ function assertCut(original: string, out: string, limit = TEXT_BYTES) {
 Deno.test("limits are the contract's", () => {
   assert.equal(TEXT_LIMIT, TEXT_BYTES);
   assert.equal(STRUCTURED_LIMIT, STRUCTURED_BYTES);
-  assert.equal(LINE_LIMIT, 48 * 1024 * 1024);
 });
 
 Deno.test("text blocks: the 64 KiB cut", async (t) => {

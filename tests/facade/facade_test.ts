@@ -4,8 +4,8 @@
 
 import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
-import { Facade, type FacadeOptions, type LocalTool, type RelayPort } from "../../lib/facade/facade.ts";
-import type { CallOutcome, CallToolResult, JsonObject, Tool } from "../../lib/wire/mcp.ts";
+import { Facade, type FacadeOptions, type RelayPort } from "../../lib/facade/facade.ts";
+import type { CallOutcome, CallToolResult, JsonObject, LocalTool, Tool } from "../../lib/wire/mcp.ts";
 import type { RelayAnswer, RelayFailure } from "../../lib/relay/answer.ts";
 import { Signer } from "../../lib/key/signer.ts";
 import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
