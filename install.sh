@@ -1,9 +1,13 @@
 #!/bin/sh
 # Installer for tinyagent.
 #
-#   curl -fsSL https://<host>/install.sh | sh                      # latest release
-#   curl -fsSL https://<host>/install.sh | sh -s -- v1.2.3         # a given release
-#   curl -fsSL https://<host>/install.sh | sh -s -- --uninstall    # remove it again
+#   curl --proto '=https' --tlsv1.2 -fsSL https://<host>/install.sh | sh                     # latest release
+#   curl --proto '=https' --tlsv1.2 -fsSL https://<host>/install.sh | sh -s -- v1.2.3        # a given release
+#   curl --proto '=https' --tlsv1.2 -fsSL https://<host>/install.sh | sh -s -- --uninstall   # remove it again
+#
+# Every download, redirects included, is https only, with TLS 1.2 at least (as
+# rustup's installer does); a TINYAGENT_DOWNLOAD_URL that is not https is
+# refused unless it is on this machine (a loopback address, or file:///).
 #
 # Downloads the release archive for this machine, checks it against the
 # release's SHA256SUMS, verifies its build provenance with
@@ -19,7 +23,9 @@
 #   TINYAGENT_REPO              GitHub owner/name (default: $TINYAGENT_DEFAULT_REPO),
 #                               the repository the attestation must name
 #   TINYAGENT_DOWNLOAD_URL      releases base URL, for mirrors
-#                               (default: https://github.com/$TINYAGENT_REPO/releases)
+#                               (default: https://github.com/$TINYAGENT_REPO/releases);
+#                               https, or else http on a loopback address
+#                               (127.x.x.x, localhost, [::1]) or a file:/// URL
 #   TINYAGENT_NO_MODIFY_PATH    set to 1 to print no PATH advice (for CI and
 #                               managed machines; the profile is never edited anyway)
 #   TINYAGENT_SKIP_ATTESTATION  set to 1 to install on the checksum alone even
@@ -144,6 +150,43 @@ releases_url() {
 	printf '%s\n' "$base"
 }
 
+# Sets HTTPS_ONLY to 1, unless TINYAGENT_DOWNLOAD_URL names this machine (plain
+# http to a loopback address, as the installer's own tests serve their fake
+# releases, or a file:/// URL, as the release workflow installs from its
+# files): then to 0, and the downloads are not limited to https. Any other URL
+# that is not https is refused.
+check_download_url() {
+	HTTPS_ONLY=1
+	case $BASE_URL in
+	https://*) return 0 ;;
+	file:///*)
+		HTTPS_ONLY=0
+		return 0
+		;;
+	http://*) ;;
+	*) refuse_download_url ;;
+	esac
+	# The authority (host and port) is everything up to the path, query or
+	# fragment. It must be exactly a loopback host with at most a port: no
+	# user@, no character but [0-9a-z.:[]] (with a newline, grep would match one
+	# line of it), no octet above 255 or with a leading zero (which a resolver
+	# may send to DNS, or read as octal).
+	authority=${BASE_URL#http://}
+	authority=${authority%%[/?#]*}
+	case $authority in
+	"" | *[!]0-9a-z.:[]*) refuse_download_url ;;
+	esac
+	octet='(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])'
+	printf '%s\n' "$authority" |
+		grep -Eq "^(localhost|127\.$octet\.$octet\.$octet|\[::1\])(:[0-9]{1,5})?\$" ||
+		refuse_download_url
+	HTTPS_ONLY=0
+}
+
+refuse_download_url() {
+	die "TINYAGENT_DOWNLOAD_URL is '${TINYAGENT_DOWNLOAD_URL:-$BASE_URL}', not an https:// URL; nothing was installed. Only a mirror on this machine may use plain http (http://127.0.0.1, http://localhost or http://[::1], with any port) or file:///"
+}
+
 # Sets TARGET to the Rust-style target triple of the release asset to use.
 detect_target() {
 	os=${TINYAGENT_UNAME_S:-$(uname -s)}
@@ -204,6 +247,14 @@ pick_downloader() {
 		DOWNLOADER=curl
 	elif has wget; then
 		DOWNLOADER=wget
+		# BusyBox's wget has none of these, so it cannot be held to https.
+		wget_help=$(wget --help 2>&1 || true)
+		for option in --https-only --secure-protocol --max-redirect --server-response; do
+			case $wget_help in
+			*"$option"*) ;;
+			*) die "this wget has no $option option (is it BusyBox's?), so its downloads cannot be limited to https; install curl or GNU wget and try again" ;;
+			esac
+		done
 	else
 		die "neither curl nor wget was found; install one of them and try again"
 	fi
@@ -220,24 +271,94 @@ pick_sha_tool() {
 	fi
 }
 
+# curl, limited to https with TLS 1.2 at least unless HTTPS_ONLY is 0. --proto
+# also holds for redirects: --proto-redir could only narrow it further, and a
+# redirect to http:// fails ("Protocol "http" not supported or disabled").
+tls_curl() {
+	if [ "$HTTPS_ONLY" = 1 ]; then
+		curl --proto '=https' --tlsv1.2 "$@"
+	else
+		curl "$@"
+	fi
+}
+
+# wget, likewise. --secure-protocol=TLSv1_2 is a minimum for GNU wget with
+# GnuTLS or a recent OpenSSL (TLS 1.3 is still used); builds on an OpenSSL
+# older than 1.1.0 speak exactly TLS 1.2, which GitHub serves too. Unlike
+# curl's --proto, --https-only holds only for links followed in recursive mode:
+# wget 1.x follows a redirect to http:// all the same. So wget_fetch never lets
+# wget follow a redirect.
+tls_wget() {
+	if [ "$HTTPS_ONLY" = 1 ]; then
+		wget --https-only --secure-protocol=TLSv1_2 "$@"
+	else
+		wget "$@"
+	fi
+}
+
+# wget_fetch URL FILE: downloads URL into FILE and prints the URL it finally
+# came from. Each redirect is followed by hand, one request at a time, and
+# only to an https:// URL unless HTTPS_ONLY is 0.
+wget_fetch() {
+	wget_url=$1
+	wget_hops=0
+	while :; do
+		wget_status=0
+		# -S shows the response's headers (indented, on stderr, even with -q);
+		# a redirect not followed makes wget exit 8.
+		wget_log=$(tls_wget -q -S --max-redirect=0 -O "$2" "$wget_url" 2>&1) || wget_status=$?
+		if [ "$wget_status" -eq 0 ]; then
+			printf '%s\n' "$wget_url"
+			return 0
+		fi
+		wget_location=$(printf '%s\n' "$wget_log" | tr -d '\r' |
+			sed -n 's/^[[:space:]][[:space:]]*[Ll][Oo][Cc][Aa][Tt][Ii][Oo][Nn]:[[:space:]]*\([^[:space:]]*\).*/\1/p' |
+			tail -n 1)
+		# Not a redirect: a plain failure, which the caller reports.
+		[ -n "$wget_location" ] || return "$wget_status"
+		wget_hops=$((wget_hops + 1))
+		if [ "$wget_hops" -gt 20 ]; then
+			warn "more than 20 redirects from $1"
+			return 1
+		fi
+		case $wget_location in
+		http://* | https://*) ;;
+		//*) wget_location="${wget_url%%//*}$wget_location" ;;
+		/*)
+			wget_rest=${wget_url#*://}
+			wget_location="${wget_url%%://*}://${wget_rest%%[/?#]*}$wget_location"
+			;;
+		*)
+			warn "cannot follow the redirect from $wget_url to '$wget_location'"
+			return 1
+			;;
+		esac
+		if [ "$HTTPS_ONLY" = 1 ]; then
+			case $wget_location in
+			https://*) ;;
+			*)
+				warn "refused the redirect from $wget_url to $wget_location: downloads are https only"
+				return 1
+				;;
+			esac
+		fi
+		wget_url=$wget_location
+	done
+}
+
 # download URL FILE
 download() {
 	case $DOWNLOADER in
-	curl) curl -fsSL --retry 2 -o "$2" "$1" ;;
-	wget) wget -q -O "$2" "$1" ;;
+	curl) tls_curl -fsSL --retry 2 -o "$2" "$1" ;;
+	wget) wget_fetch "$1" "$2" >/dev/null ;;
 	esac
 }
 
 # Prints the URL that `<base>/latest` redirects to.
 latest_redirect() {
 	case $DOWNLOADER in
-	curl) curl -sSL -o /dev/null -w '%{url_effective}' "$1" ;;
-	wget)
-		# -S prints the response headers (to stderr), and wget adds its own
-		# "Location: <url> [following]" lines: the last URL seen wins.
-		wget -S -O /dev/null "$1" 2>&1 | tr -d '\r' |
-			sed -n 's/^[[:space:]]*[Ll]ocation:[[:space:]]*\([^[:space:]]*\).*/\1/p' | tail -n 1
-		;;
+	curl) tls_curl -sSL -o /dev/null -w '%{url_effective}' "$1" ;;
+	wget) wget_fetch "$1" /dev/null ;;
 	esac
 }
 
@@ -522,6 +643,7 @@ main() {
 
 	resolve_repo
 	BASE_URL=$(releases_url)
+	check_download_url
 	detect_target
 	check_libc
 	pick_downloader

@@ -7,6 +7,7 @@
  * TMPDIR (checked to be empty again afterwards), with a cleared environment and stdin closed. Its
  * PATH holds only links to the host tools the installer uses, after a directory for the fake `gh`
  * and `ldd` a test asks for, so whether gh is "installed" is the test's choice, not the host's.
+ * The same directory takes wrappers that record the arguments of each run of curl or wget.
  */
 import assert from "node:assert/strict";
 import {
@@ -23,7 +24,9 @@ import {
   serveFakeReleases,
   writeFakeGh,
   writeFakeLdd,
+  writeRecorder,
 } from "./support/fake_releases.ts";
+import { testCertificates } from "./support/tls.ts";
 
 const INSTALL_SH = new URL("../install.sh", import.meta.url).pathname;
 const REPO_ROOT = new URL("..", import.meta.url).pathname;
@@ -91,7 +94,11 @@ interface RunOptions {
   gh?: Pick<FakeGhOptions, "loggedIn">;
   /** Put a fake ldd on the PATH that answers as this libc's does (default: the host's ldd, if any). */
   ldd?: "musl" | "glibc";
+  /** Record the arguments of each run of these tools (the host's, run by a wrapper on the PATH). */
+  record?: Downloader[];
 }
+
+type Downloader = "curl" | "wget";
 
 interface RunResult {
   code: number;
@@ -100,6 +107,8 @@ interface RunResult {
   sandbox: Sandbox;
   /** The arguments of each run of the fake gh. */
   ghCalls: string[];
+  /** The arguments of each run of a recorded tool (see RunOptions.record). */
+  calls: Record<Downloader, string[][]>;
 }
 
 /** One test's temporary directory: sandboxes, tool directories; removed when the test ends. */
@@ -167,6 +176,12 @@ class Harness implements AsyncDisposable {
     const ghLog = `${sandbox.home}/gh-calls.log`;
     if (opts.gh) await writeFakeGh(sandbox.fakes, { ...opts.gh, log: ghLog, api: attestationApi(releases) });
     if (opts.ldd) await writeFakeLdd(sandbox.fakes, opts.ldd);
+    const callLog = (tool: Downloader) => `${sandbox.home}/${tool}-calls.log`;
+    for (const tool of opts.record ?? []) {
+      const real = findOnPath(tool);
+      assert.ok(real, `${tool} not found`);
+      await writeRecorder(sandbox.fakes, tool, real, callLog(tool));
+    }
 
     const [shellName, ...shellArgs] = opts.shell ?? ["sh"];
     // Resolved on the host PATH, so a run's own PATH may leave out whatever it likes.
@@ -192,12 +207,19 @@ class Harness implements AsyncDisposable {
     }
     const out = await child.output();
     const ghCalls = await exists(ghLog) ? (await Deno.readTextFile(ghLog)).trimEnd().split("\n") : [];
+    const calls: RunResult["calls"] = { curl: [], wget: [] };
+    for (const tool of ["curl", "wget"] as const) {
+      if (!await exists(callLog(tool))) continue;
+      const lines = (await Deno.readTextFile(callLog(tool))).split("\n").slice(0, -1);
+      calls[tool] = lines.map((line) => line.split("\t").slice(0, -1));
+    }
     const result = {
       code: out.code,
       stdout: decoder.decode(out.stdout),
       stderr: decoder.decode(out.stderr),
       sandbox,
       ghCalls,
+      calls,
     };
     // The download directory is always removed, whatever happened.
     assert.deepEqual(await listDir(sandbox.tmp), [], `temp files left behind:\n${result.stderr}`);
@@ -604,6 +626,203 @@ installerTest("TINYAGENT_DOWNLOAD_URL: every download, bundle included, comes fr
   assert.match(r.ghCalls[0], new RegExp(`--repo ${FAKE_REPO} `));
 });
 
+// --- https only ---------------------------------------------------------------------------------
+
+/** The environment in which curl and wget trust the tests' CA (tests/support/tls.ts). */
+async function trustTestCa(h: Harness): Promise<Record<string, string>> {
+  const { caFile } = await testCertificates();
+  const wgetrc = `${h.root}/wgetrc`;
+  await Deno.writeTextFile(wgetrc, `ca_certificate = ${caFile}\n`);
+  return { CURL_CA_BUNDLE: caFile, WGETRC: wgetrc };
+}
+
+/** Fake releases served over https, with the tests' certificate for 127.0.0.1. */
+async function serveOverTls(
+  options: Parameters<typeof serveFakeReleases>[1] = {},
+): Promise<FakeReleaseServer> {
+  const { certPem, keyPem } = await testCertificates();
+  return serveFakeReleases(releases, { ...options, tls: { certPem, keyPem } });
+}
+
+/** curl, and wget if the host has it, each with the PATH of a run that has only it to download with. */
+async function downloaders(h: Harness): Promise<{ tool: Downloader; path: (s: Sandbox) => string }[]> {
+  const list: { tool: Downloader; path: (s: Sandbox) => string }[] = [
+    { tool: "curl", path: (sandbox) => h.defaultPath(sandbox) },
+  ];
+  if (findOnPath("wget") !== null) {
+    const tools = await h.toolDir("wget-only", [...BASE_TOOLS, "sha256sum", "wget"]);
+    list.push({ tool: "wget", path: (sandbox) => `${sandbox.fakes}:${tools}` });
+  }
+  return list;
+}
+
+installerTest("TINYAGENT_DOWNLOAD_URL must be https, unless it is on this machine", async (h) => {
+  await using server = serveFakeReleases(releases);
+  const port = new URL(server.url).port;
+  const refused = [
+    "http://example.com/releases",
+    "ftp://127.0.0.1/releases",
+    "HTTPS://github.com/tinyagent/tinyagent/releases",
+    "github.com/tinyagent/tinyagent/releases",
+    "file://example.com/releases",
+    // Lookalikes of a loopback address.
+    `http://127.0.0.1:${port}@example.com/releases`,
+    "http://127.0.0.1.example.com/releases",
+    "http://localhost.example.com/releases",
+    "http://127.0.0.256/releases",
+    "http://127.0.0.08/releases",
+    "http://0x7f.0.0.1/releases",
+    "http://[::1].example.com/releases",
+    "http://[::2]/releases",
+    "http://127.0.0.1:80x/releases",
+    "http://example.com\n127.0.0.1/releases",
+  ];
+  for (const url of refused) {
+    const r = await h.install(server, { env: { TINYAGENT_DOWNLOAD_URL: url } });
+    await assertFailedCleanly(
+      r,
+      /TINYAGENT_DOWNLOAD_URL is '[^']*', not an https:\/\/ URL; nothing was installed/,
+    );
+    assert.ok(r.stderr.includes(`'${url}'`), `names the URL: ${describe(r)}`);
+  }
+  assert.deepEqual(server.requests, []);
+
+  // Plain http on this machine is allowed: localhost, any 127.x.x.x, [::1] (unreachable here: they
+  // fail afterwards, when nothing answers).
+  assertOk(
+    await h.install(server, {
+      env: { TINYAGENT_DOWNLOAD_URL: server.url.replace("127.0.0.1", "localhost") },
+    }),
+  );
+  for (const url of ["http://127.1.2.3:9/releases", "http://[::1]:9/releases", "http://localhost:9"]) {
+    const r = await h.install(server, { env: { TINYAGENT_DOWNLOAD_URL: url } });
+    await assertFailedCleanly(r, /could not reach /);
+    assert.doesNotMatch(r.stderr, /not an https/);
+  }
+});
+
+installerTest(
+  "a file:/// TINYAGENT_DOWNLOAD_URL works, as the release workflow installs from its files",
+  async (h) => {
+    await using server = serveFakeReleases(releases);
+    const release = releases.get("1.2.3")!;
+    const mirror = `${h.root}/mirror`;
+    const dir = `${mirror}/download/v1.2.3`;
+    await Deno.mkdir(dir, { recursive: true });
+    for (const [name, bytes] of release.assets) await Deno.writeFile(`${dir}/${name}`, bytes);
+    await Deno.writeTextFile(`${dir}/SHA256SUMS`, [...release.sums.values()].join("\n") + "\n");
+    await Deno.writeTextFile(`${dir}/${bundleName("1.2.3")}`, release.bundle);
+    const r = await h.install(server, {
+      gh: {},
+      args: ["v1.2.3"],
+      env: { TINYAGENT_DOWNLOAD_URL: `file://${mirror}` },
+    });
+    assertOk(r);
+    assert.equal(await installedVersion(r.sandbox.bin), "tinyagent 1.2.3");
+    assert.match(r.stderr, /build provenance verified/);
+    assert.deepEqual(server.requests, []);
+  },
+);
+
+/** Whether `args` has `name` followed by `value`. */
+function hasOption(args: string[], name: string, value: string): boolean {
+  return args.some((arg, i) => arg === name && args[i + 1] === value);
+}
+
+installerTest("over https, every run of curl or wget is held to https, with TLS 1.2 at least", async (h) => {
+  const trust = await trustTestCa(h);
+  await using server = await serveOverTls();
+  for (const { tool, path } of await downloaders(h)) {
+    const sandbox = await h.newSandbox();
+    const r = await h.install(server, {
+      sandbox,
+      gh: {},
+      record: [tool],
+      env: { ...trust, PATH: path(sandbox) },
+    });
+    assertOk(r);
+    assert.equal(await installedVersion(sandbox.bin), `tinyagent ${FAKE_LATEST}`);
+    assert.match(r.stderr, /build provenance verified/);
+    const runs = r.calls[tool];
+    const downloads = runs.filter((args) => args.some((arg) => arg.startsWith("https://")));
+    // curl: /latest (following it), the archive, SHA256SUMS, the bundle. wget: the same, but
+    // /latest and the tag page it redirects to are two runs, and it is asked for --help first.
+    assert.equal(downloads.length, tool === "curl" ? 4 : 5, `${tool}: ${JSON.stringify(runs)}`);
+    assert.deepEqual(runs.filter((args) => !downloads.includes(args)), tool === "curl" ? [] : [["--help"]]);
+    for (const args of downloads) {
+      const shown = `${tool} ${args.join(" ")}`;
+      if (tool === "curl") {
+        assert.ok(hasOption(args, "--proto", "=https"), shown);
+        assert.ok(args.includes("--tlsv1.2"), shown);
+      } else {
+        for (const flag of ["--https-only", "--secure-protocol=TLSv1_2", "--max-redirect=0"]) {
+          assert.ok(args.includes(flag), `${flag}: ${shown}`);
+        }
+      }
+    }
+  }
+});
+
+installerTest("a redirect from https to http is refused; one to https is followed", async (h) => {
+  const trust = await trustTestCa(h);
+  await using plain = serveFakeReleases(releases);
+  await using target = await serveOverTls();
+  // As GitHub sends downloads to another host (the Location here is protocol-relative: //host/...).
+  await using moving = await serveOverTls({ redirectTo: target.url.replace(/^https:/, "") });
+  await using downgrading = await serveOverTls({ redirectTo: plain.url });
+  for (const { tool, path } of await downloaders(h)) {
+    target.requests.splice(0);
+    const sandbox = await h.newSandbox();
+    const followed = await h.install(moving, { sandbox, env: { ...trust, PATH: path(sandbox) } });
+    assertOk(followed);
+    assert.equal(await installedVersion(followed.sandbox.bin), `tinyagent ${FAKE_LATEST}`);
+    assert.ok(target.requests.includes(`/download/v${FAKE_LATEST}/${assetName(FAKE_LATEST, LINUX_X64)}`));
+
+    // Both the lookup of the latest release and a download of a pinned one.
+    const cases: [string[], RegExp][] = [
+      [[], /could not reach .*\/latest/],
+      [["v1.2.3"], /could not download/],
+    ];
+    for (const [args, message] of cases) {
+      const again = await h.newSandbox();
+      const r = await h.install(downgrading, { sandbox: again, args, env: { ...trust, PATH: path(again) } });
+      await assertFailedCleanly(r, message);
+      if (tool === "wget") {
+        assert.match(
+          r.stderr,
+          /refused the redirect from https:\/\/\S+ to http:\/\/\S+: downloads are https only/,
+        );
+      }
+    }
+    assert.deepEqual(plain.requests, [], `${tool}: nothing was asked for over plain http`);
+  }
+});
+
+installerTest("a wget that cannot be held to https (BusyBox's) is refused", async (h) => {
+  const tools = await h.toolDir("busybox-wget", [...BASE_TOOLS, "sha256sum"]);
+  await using server = serveFakeReleases(releases);
+  const sandbox = await h.newSandbox();
+  const ran = `${sandbox.home}/wget-ran`;
+  await Deno.writeTextFile(
+    `${sandbox.fakes}/wget`,
+    `#!/bin/sh
+# BusyBox's wget, as far as --help goes; it must not be asked for anything else.
+if [ "$1" = --help ]; then
+  echo "BusyBox v1.36.1 multi-call binary." >&2
+  echo "Usage: wget [-cqS] [--spider] [-O FILE] [-o LOGFILE] [--header STR] [-Y on/off] [--no-check-certificate] [-P DIR] [-U AGENT] [-T SEC] URL..." >&2
+  exit 1
+fi
+: > '${ran}'
+exit 1
+`,
+    { mode: 0o755 },
+  );
+  const r = await h.install(server, { sandbox, env: { PATH: `${sandbox.fakes}:${tools}` } });
+  await assertFailedCleanly(r, /this wget has no --https-only option .* install curl or GNU wget/);
+  assert.equal(await exists(ran), false, "wget was asked for a download");
+  assert.deepEqual(server.requests, []);
+});
+
 // --- platforms -----------------------------------------------------------------------------------
 
 installerTest("an unsupported platform is refused with the releases page", async (h) => {
@@ -689,6 +908,11 @@ installerTest("falls back to wget when curl is missing", async (h) => {
 
   await using broken = serveFakeReleases(releases, { corruptChecksum: true });
   await assertFailedCleanly(await h.install(broken, { env: { PATH: tools } }), /checksum mismatch/);
+
+  // wget follows no redirect itself; the installer does, a Location that is only a path included.
+  await using relative = serveFakeReleases(releases, { relativeRedirects: true });
+  assertOk(await h.install(relative, { env: { PATH: tools } }));
+  assert.ok(relative.requests.includes(`/tag/v${FAKE_LATEST}`));
 }, { ignore: findOnPath("wget") === null });
 
 // --- uninstall -----------------------------------------------------------------------------------

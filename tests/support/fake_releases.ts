@@ -9,10 +9,12 @@
  *   <url>/tag/v<version>            200 (a stub HTML page)
  *   <url>/download/v<version>/<f>   the asset <f>, SHA256SUMS, or the attestation bundle
  *
- * Every request's path is kept in `requests`, so tests can see which asset was asked for.
+ * Every request's path is kept in `requests`, so tests can see which asset was asked for. It serves
+ * plain http, or https with a certificate a test gives it (`tls`), and can send `/latest` and the
+ * downloads on to another server (`redirectTo`), as GitHub sends downloads to another host.
  *
  * `writeFakeGh()` and `writeFakeLdd()` put stand-ins for `gh` and `ldd` in a directory that a test
- * puts on the installer's PATH.
+ * puts on the installer's PATH; `writeRecorder()` a wrapper that records a real tool's arguments.
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
@@ -152,6 +154,15 @@ export interface ServeOptions {
    * called (to interrupt the installer mid-download).
    */
   stallAssets?: boolean;
+  /** Serve https with this certificate (its names must include 127.0.0.1) instead of plain http. */
+  tls?: { certPem: string; keyPem: string };
+  /**
+   * Answer `/latest` and every `/download/...` with a 302 to the same path under this base URL (another
+   * server's `url`); tag pages are still served here.
+   */
+  redirectTo?: string;
+  /** Redirect `/latest` with a Location that is only a path, as some mirrors do (GitHub's is a URL). */
+  relativeRedirects?: boolean;
 }
 
 export interface FakeReleaseServer extends AsyncDisposable {
@@ -204,10 +215,14 @@ export function serveFakeReleases(
     userAgents.push(req.headers.get("user-agent") ?? "");
     for (const w of waiters.filter((w) => rel.endsWith(w.suffix))) w.resolve();
 
+    if (options.redirectTo && (rel === "/latest" || rel.startsWith("/download/"))) {
+      return new Response(null, { status: 302, headers: { location: `${options.redirectTo}${rel}` } });
+    }
     if (rel === "/latest") {
+      const tagPath = `${RELEASES_PATH}/tag/v${FAKE_LATEST}`;
       return new Response(null, {
         status: 302,
-        headers: { location: `${origin}${RELEASES_PATH}/tag/v${FAKE_LATEST}` },
+        headers: { location: options.relativeRedirects ? tagPath : `${origin}${tagPath}` },
       });
     }
     const tag = rel.match(/^\/tag\/v([^/]+)$/);
@@ -245,8 +260,11 @@ export function serveFakeReleases(
     return new Response("not found\n", { status: 404 });
   };
 
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, handler);
-  origin = `http://127.0.0.1:${server.addr.port}`;
+  const listen = { hostname: "127.0.0.1", port: 0, onListen() {} };
+  const server = options.tls
+    ? Deno.serve({ ...listen, cert: options.tls.certPem, key: options.tls.keyPem }, handler)
+    : Deno.serve(listen, handler);
+  origin = `${options.tls ? "https" : "http"}://127.0.0.1:${server.addr.port}`;
 
   let closed: Promise<void> | undefined;
   const close = () => {
@@ -272,6 +290,11 @@ export function serveFakeReleases(
 
 // --- stand-ins for tools on the installer's PATH --------------------------------------------------
 
+/** `text` as one word for a POSIX shell. */
+function quote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
 export interface FakeGhOptions {
   /** Every run's arguments, one line per run, are appended to this file. */
   log: string;
@@ -290,7 +313,6 @@ export interface FakeGhOptions {
 export async function writeFakeGh(dir: string, options: FakeGhOptions): Promise<void> {
   const api = `${dir}/gh-api.jsonl`;
   await Deno.writeTextFile(api, options.api);
-  const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
   const fromApi = options.loggedIn === false
     ? '  echo "To get started with GitHub CLI, please run:  gh auth login" >&2\n  exit 4'
     : `  bundle=${quote(api)}`;
@@ -325,6 +347,20 @@ echo "Error: failed to verify the attestation: no attestation of sha256:$digest 
 exit 1
 `;
   await Deno.writeTextFile(`${dir}/gh`, script, { mode: 0o755 });
+}
+
+/**
+ * Writes `<dir>/<name>`, a wrapper that appends its arguments to `log` (one line per run, each
+ * argument followed by a tab) and then runs the real tool at `real` with them.
+ */
+export async function writeRecorder(dir: string, name: string, real: string, log: string): Promise<void> {
+  const script = `#!/bin/sh
+# records its arguments, then runs ${name} (tests/support/fake_releases.ts)
+printf '%s\\t' "$@" >> ${quote(log)}
+printf '\\n' >> ${quote(log)}
+exec ${quote(real)} "$@"
+`;
+  await Deno.writeTextFile(`${dir}/${name}`, script, { mode: 0o755 });
 }
 
 /** Writes `<dir>/ldd`, answering `ldd --version` as musl's ldd or as glibc's does. */
