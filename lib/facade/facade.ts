@@ -1,4 +1,4 @@
-// The facade's tool logic: which tools the host sees, the table cache,
+// The facade's tool logic: which tools the host sees (the table, table.ts),
 // forwarding calls, the sign-and-resubmit step, error marks and bounds. The
 // host protocol calls it; it calls the relay through a narrow port. It never
 // sees JSON-RPC framing and never holds the key, only a Signer.
@@ -8,17 +8,16 @@ import { isObject } from "../wire/json.ts";
 import {
   type CallError,
   type CallOutcome,
-  type CallToolResult,
   INVALID_PARAMS,
   type JsonObject,
   type LocalTool,
   type Tool,
   toolError,
 } from "../wire/mcp.ts";
-import { failureText, markPermission, type RelayAnswer, type RelayFailure } from "../relay/answer.ts";
+import { failureText, markPermission, type RelayAnswer } from "../relay/answer.ts";
 import type { Signer } from "../key/signer.ts";
 import { decideSigning, eventToSign } from "./signing_rules.ts";
-import { exposedTable } from "./exposed_table.ts";
+import { type Scheduler, ToolTable } from "./table.ts";
 import { DIAGNOSE_TOOL, unknownToolHint } from "./tools.ts";
 
 /** The two calls the facade makes to the relay. */
@@ -39,9 +38,9 @@ export interface FacadeOptions {
   diagnose: LocalTool;
   /** One diagnostic line to stderr. */
   log(line: string): void;
+  /** The background fetches' clock (table.ts); real timers unless a test brings its own. */
+  schedule?: Scheduler;
 }
-
-type TableState = { ok: true; table: Tool[] } | { ok: false; failure: RelayFailure };
 
 /** A relay tool result, and whether the relay itself answered (anything but a transport failure). */
 interface Forwarded {
@@ -51,63 +50,36 @@ interface Forwarded {
 
 export class Facade {
   #options: FacadeOptions;
-  /** The relay's table restricted to the exposed set; kept until the relay reports an unknown tool. */
-  #table: Tool[] | undefined;
-  /** The last fetch failed: calls are forwarded without fetching first, and fetch it once the relay answers. */
-  #tableFailed = false;
-  /** A fetch in progress, shared by concurrent requests. */
-  #loading: Promise<TableState> | undefined;
+  #table: ToolTable;
   /** Set when the host is gone: nothing more is signed or sent. */
   #closed = false;
 
   constructor(options: FacadeOptions) {
     this.#options = options;
+    this.#table = new ToolTable({
+      relay: options.relay,
+      exposed: options.exposed,
+      log: options.log,
+      schedule: options.schedule,
+    });
+  }
+
+  /** Tells `listener` whenever the host should list the tools again (notifications/tools/list_changed). */
+  onToolsChanged(listener: () => void): void {
+    this.#table.onChange = listener;
   }
 
   /** The host is gone: sign nothing more and make no further relay call. */
   close(): void {
     this.#closed = true;
+    this.#table.close();
     this.#options.relay.close?.();
   }
 
   /** The relay's exposed tools followed by `tiny_diagnose`; never fails. */
   async listTools(): Promise<Tool[]> {
-    const state = await this.#loadTable();
-    if (!state.ok) {
-      this.#options.log(`tools/list: ${failureText(state.failure)}; offering ${DIAGNOSE_TOOL} only`);
-      return [this.#options.diagnose.entry];
-    }
-    return [...state.table, this.#options.diagnose.entry];
-  }
-
-  /** Fetches the table unless it is held; a failed fetch is retried on the next request. */
-  #loadTable(): Promise<TableState> {
-    if (this.#table) return Promise.resolve({ ok: true, table: this.#table });
-    this.#loading ??= this.#fetchTable().finally(() => this.#loading = undefined);
-    return this.#loading;
-  }
-
-  async #fetchTable(): Promise<TableState> {
-    const state = await this.#readTable();
-    this.#tableFailed = !state.ok;
-    if (state.ok) this.#table = state.table;
-    return state;
-  }
-
-  async #readTable(): Promise<TableState> {
-    const answer = await this.#options.relay.listTools();
-    if (!answer.ok) return { ok: false, failure: answer.failure };
-    const tools = answer.result.tools;
-    if (!Array.isArray(tools)) {
-      return {
-        ok: false,
-        failure: { class: "transport", detail: "the relay's tools/list answer has no tools list" },
-      };
-    }
-    const { value, notes } = exposedTable(tools, this.#options.exposed);
-    // Said once per table load, not per call.
-    for (const note of notes) this.#options.log(`tools/list: the relay's entry ${note}`);
-    return { ok: true, table: value };
+    const state = await this.#table.forList();
+    return state.ok ? [...state.table, this.#options.diagnose.entry] : [this.#options.diagnose.entry];
   }
 
   /** Answers a `tools/call` request's params; every result leaves valid and bounded. */
@@ -133,22 +105,21 @@ export class Facade {
     }
     // The table is read first to refuse a tool the relay does not serve; while it is down, the call
     // still goes to the relay, and the table is fetched again once the relay answers.
-    const table = this.#table ?? (this.#tableFailed ? undefined : await this.#tableIfLoads());
+    const table = this.#table.held ?? (this.#table.failed ? undefined : await this.#tableIfLoads());
     if (table && !table.some((entry) => entry.name === name)) {
       return unknownTool(name, " (the relay does not list it)");
     }
     const forwarded = await this.#forward(name, args);
-    if (this.#tableFailed && forwarded.answered && !this.#closed) {
-      const state = await this.#loadTable();
-      if (!state.ok) this.#options.log(`tools/list: ${failureText(state.failure)}`);
-    }
+    if (forwarded.answered && !this.#closed) await this.#table.refreshAfterAnswer();
     return { result: markPermission(forwarded.result) };
   }
 
   async #tableIfLoads(): Promise<Tool[] | undefined> {
-    const state = await this.#loadTable();
+    const state = await this.#table.load();
     if (state.ok) return state.table;
-    this.#options.log(`tools/list: ${failureText(state.failure)}; the call goes to the relay all the same`);
+    this.#options.log(
+      `tools/call: the relay's table is unavailable; the call goes to the relay all the same`,
+    );
     return undefined;
   }
 
@@ -182,10 +153,7 @@ export class Facade {
     if (this.#closed) return { result: toolError("transport: the host is gone"), answered: false };
     const answer = await this.#options.relay.callTool(name, args);
     if (answer.ok) return { result: answer.result, answered: true };
-    if (answer.failure.unknownTool) {
-      this.#table = undefined;
-      this.#tableFailed = false;
-    }
+    if (answer.failure.unknownTool) this.#table.invalidate();
     return { result: toolError(failureText(answer.failure)), answered: answer.failure.class !== "transport" };
   }
 }

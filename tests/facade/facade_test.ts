@@ -78,6 +78,8 @@ function setup(options: Partial<Omit<FacadeOptions, "relay" | "signer" | "log" |
     allowWrites: options.allowWrites ?? false,
     diagnose: DIAGNOSE,
     log: (line) => logs.push(line),
+    // The background fetches never run here (tests/facade/table_test.ts drives them with a clock).
+    schedule: () => () => {},
   });
   return { relay, facade, logs };
 }
