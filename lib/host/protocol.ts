@@ -34,7 +34,15 @@ export function idText(id: RpcId, raw?: string): string {
 export interface ToolProvider {
   listTools(): Promise<Tool[]>;
   callTool(params: unknown): Promise<CallOutcome>;
+  /** Gives the provider what tells the host to list the tools again. */
+  onToolsChanged?(listener: () => void): void;
 }
+
+/**
+ * The one message tinyagent sends the host unasked: the tools changed, list
+ * them again. Announced in `initialize` (`listChanged: true`).
+ */
+export const TOOLS_CHANGED = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}';
 
 /** A JSON-RPC message to write to the host. */
 export type Answer =
@@ -138,7 +146,9 @@ export async function dispatch(request: Request, tools: ToolProvider): Promise<A
         id,
         result: {
           protocolVersion: negotiateVersion(isObject(params) ? params.protocolVersion : undefined),
-          capabilities: { tools: {} },
+          // Beyond the contract's {"tools": {}}: the table heals in the background, and hosts
+          // that list once learn of it only through notifications/tools/list_changed.
+          capabilities: { tools: { listChanged: true } },
           serverInfo: { name: NAME, version: VERSION },
         },
       };
@@ -218,8 +228,20 @@ async function answerAll(options: ServeOptions, writer: LineWriter): Promise<und
   const limit = options.lineLimit ?? LINE_LIMIT;
   const inFlight = new Set<Promise<void>>();
   let answered = false;
-  const write = async (answer: Answer, rawId?: string) => {
+  // The tools-changed notification waits for the handshake's answer; several before it are one.
+  let initialized = false;
+  let changedBeforeInitialize = false;
+  options.tools.onToolsChanged?.(() => {
+    if (writer.closed) return;
+    if (initialized) void writer.writeLine(TOOLS_CHANGED);
+    else changedBeforeInitialize = true;
+  });
+  const write = async (answer: Answer, rawId?: string, method?: string) => {
     await writer.writeLine(encodeAnswer(answer, rawId, options.log));
+    if (method === "initialize" && !initialized) {
+      initialized = true;
+      if (changedBeforeInitialize) void writer.writeLine(TOOLS_CHANGED);
+    }
     if (!answered) {
       answered = true;
       options.afterFirstAnswer?.();
@@ -245,7 +267,7 @@ async function answerAll(options: ServeOptions, writer: LineWriter): Promise<und
         options.log(`internal error: ${(error as Error)?.stack ?? error}`);
         return errorAnswer(request.id, INTERNAL_ERROR, "Internal error");
       })
-      .then((answer) => write(answer, request.rawId))
+      .then((answer) => write(answer, request.rawId, request.method))
       .finally(() => inFlight.delete(task));
     inFlight.add(task);
   }

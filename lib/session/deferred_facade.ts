@@ -15,6 +15,8 @@ import type { RelayTransport } from "../transport/kept_connection.ts";
 export interface RelaySide extends ToolProvider {
   /** Loads the relay side now; no request is sent. */
   warm(): void;
+  /** Tells `listener` when the host should list again, from the moment the facade loads. */
+  onToolsChanged(listener: () => void): void;
   /** The host is gone: nothing more is signed or sent, whether or not the relay side was loaded. */
   close(): void;
 }
@@ -39,6 +41,7 @@ export function relaySide(
     return transport;
   });
   let loading: Promise<Facade> | undefined;
+  let toolsChanged: (() => void) | undefined;
   const load = () =>
     loading ??= (async () => {
       const [{ Facade }, { RelayClient }, { diagnoseTool }, transport] = await Promise.all([
@@ -63,6 +66,7 @@ export function relaySide(
         ),
         log,
       });
+      if (toolsChanged) facade.onToolsChanged(toolsChanged);
       if (closed) facade.close();
       return facade;
     })();
@@ -70,6 +74,10 @@ export function relaySide(
     warm: () => void load(),
     listTools: async (): Promise<Tool[]> => (await load()).listTools(),
     callTool: async (params: unknown): Promise<CallOutcome> => (await load()).callTool(params),
+    onToolsChanged: (listener) => {
+      toolsChanged = listener;
+      void loading?.then((facade) => facade.onToolsChanged(listener));
+    },
     close: () => {
       closed = true;
       void opening.then((transport) => transport.close());

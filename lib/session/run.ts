@@ -93,6 +93,7 @@ async function mcp(command: Extract<Command, { command: "mcp" }>): Promise<numbe
     tools: {
       listTools: () => (watchHost(), side.listTools()),
       callTool: (params) => (watchHost(), side.callTool(params)),
+      onToolsChanged: (listener) => side.onToolsChanged(listener),
       close: () => side.close(),
     },
     log,

@@ -17,7 +17,7 @@ Deno.test("initialize, ping and unknown methods", async (t) => {
         });
         assert.deepEqual(answer.result, {
           protocolVersion: version,
-          capabilities: { tools: {} },
+          capabilities: { tools: { listChanged: true } },
           serverInfo: { name: "tinyagent", version: denoConfig.version },
         });
       });

@@ -16,6 +16,7 @@ import {
 import {
   assertNoSecret,
   commandLine,
+  hostEnv,
   narrowFlags,
   newKey,
   ROOT,
@@ -39,7 +40,7 @@ async function withClient(
     command: program,
     args: argv,
     cwd: ROOT,
-    env: { TINY_PRIVATE_KEY: key.hex, PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" },
+    env: hostEnv({ TINY_PRIVATE_KEY: key.hex }),
     stderr: "pipe",
   });
   let stderr = "";
@@ -59,7 +60,7 @@ Deno.test("the SDK client: handshake, tools/list, a read call", async (t) => {
   await withClient([], async (client, relay) => {
     await t.step("initialize: server info and the tools capability", () => {
       assert.deepEqual(client.getServerVersion(), { name: "tinyagent", version: denoConfig.version });
-      assert.deepEqual(client.getServerCapabilities(), { tools: {} });
+      assert.deepEqual(client.getServerCapabilities(), { tools: { listChanged: true } });
     });
     await t.step("ping", async () => {
       assert.deepEqual(await client.ping(), {});

@@ -4,7 +4,13 @@
 import assert from "node:assert/strict";
 import config from "../../deno.json" with { type: "json" };
 import type { CallOutcome, Tool } from "../../lib/wire/mcp.ts";
-import { answerLine, encodeAnswer, negotiateVersion, type ToolProvider } from "../../lib/host/protocol.ts";
+import {
+  answerLine,
+  encodeAnswer,
+  negotiateVersion,
+  serve,
+  type ToolProvider,
+} from "../../lib/host/protocol.ts";
 
 const VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const FALLBACK = "2025-06-18";
@@ -60,7 +66,7 @@ Deno.test("initialize", async (t) => {
         id: 1,
         result: {
           protocolVersion: version,
-          capabilities: { tools: {} },
+          capabilities: { tools: { listChanged: true } },
           serverInfo: { name: "tinyagent", version: config.version },
         },
       });
@@ -82,7 +88,7 @@ Deno.test("initialize", async (t) => {
     await t.step(`answers ${FALLBACK} when protocolVersion is ${name}`, async () => {
       const out = await answer(initialize(params));
       assert.equal(out.result?.protocolVersion, FALLBACK);
-      assert.deepEqual(out.result?.capabilities, { tools: {} });
+      assert.deepEqual(out.result?.capabilities, { tools: { listChanged: true } });
       assert.deepEqual(out.result?.serverInfo, { name: "tinyagent", version: config.version });
     });
   }
@@ -311,5 +317,95 @@ Deno.test("encodeAnswer: the id as the host wrote it, and an answer that cannot 
       error: { code: -32603, message: "Internal error: the answer could not be encoded" },
     });
     assert.match(logs[0], /could not be encoded/);
+  });
+});
+
+/** A serve() session in process: lines pushed in, lines written out, the provider's listener kept. */
+function session() {
+  const queue: Uint8Array[] = [];
+  let wake: (() => void) | undefined;
+  let ended = false;
+  const input: AsyncIterable<Uint8Array> = {
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        if (queue.length > 0) yield queue.shift()!;
+        else if (ended) return;
+        else await new Promise<void>((resolve) => wake = resolve);
+      }
+    },
+  };
+  const written: string[] = [];
+  let closedOutput = false;
+  let changed: (() => void) | undefined;
+  const tools: ToolProvider = {
+    listTools: () => Promise.resolve([]),
+    callTool: () => Promise.resolve({ result: { content: [] } }),
+    onToolsChanged: (listener) => changed = listener,
+  };
+  const done = serve({
+    input,
+    output: {
+      write(bytes) {
+        if (closedOutput) return Promise.reject(new Deno.errors.BrokenPipe("closed"));
+        written.push(...new TextDecoder().decode(bytes).split("\n").filter(Boolean));
+        return Promise.resolve();
+      },
+    },
+    tools,
+    log: () => {},
+  });
+  const send = async (text: string) => {
+    queue.push(new TextEncoder().encode(`${text}\n`));
+    wake?.();
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+  };
+  return {
+    written,
+    send,
+    changed: () => changed!(),
+    closeOutput: () => closedOutput = true,
+    end: async () => {
+      ended = true;
+      wake?.();
+      await done;
+    },
+  };
+}
+
+Deno.test("notifications/tools/list_changed: only after the handshake's answer, once per change", async (t) => {
+  const notification = { jsonrpc: "2.0", method: "notifications/tools/list_changed" };
+  await t.step("told before initialize: held, then written once right after its answer", async () => {
+    const s = session();
+    s.changed();
+    s.changed();
+    await s.send(line({ jsonrpc: "2.0", id: 1, method: "ping" }));
+    assert.equal(s.written.length, 1, "nothing but the ping's answer before the handshake");
+    await s.send(initialize({ protocolVersion: "2025-06-18" }, 2));
+    assert.equal(s.written.length, 3);
+    assert.equal(JSON.parse(s.written[1]).id, 2);
+    assert.deepEqual(JSON.parse(s.written[2]), notification);
+    await s.end();
+  });
+  await t.step("after the handshake: one line per change, a notification (no id, no params)", async () => {
+    const s = session();
+    await s.send(initialize({ protocolVersion: "2025-06-18" }));
+    s.changed();
+    await s.send(line({ jsonrpc: "2.0", id: 2, method: "ping" }));
+    s.changed();
+    await s.end();
+    assert.deepEqual(s.written.slice(1).map((text) => JSON.parse(text)), [notification, {
+      jsonrpc: "2.0",
+      id: 2,
+      result: {},
+    }, notification]);
+  });
+  await t.step("with the host gone (stdout closed), nothing is written and nothing throws", async () => {
+    const s = session();
+    await s.send(initialize({ protocolVersion: "2025-06-18" }));
+    s.closeOutput();
+    await s.send(line({ jsonrpc: "2.0", id: 2, method: "ping" }));
+    s.changed();
+    await s.end();
+    assert.equal(s.written.length, 1);
   });
 });

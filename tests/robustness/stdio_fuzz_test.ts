@@ -1080,7 +1080,7 @@ Deno.test(`stdio fuzz: ${MESSAGES} generated lines through one process (seed ${S
               ? asked
               : "2025-06-18";
             assert.equal(result.protocolVersion, version, where);
-            assert.deepEqual(result.capabilities, { tools: {} }, where);
+            assert.deepEqual(result.capabilities, { tools: { listChanged: true } }, where);
             assert.equal((result.serverInfo as { name: string }).name, "tinyagent", where);
             break;
           }

@@ -13,8 +13,10 @@ import {
   EmptyResultSchema,
   InitializeResultSchema,
   JSONRPCErrorResponseSchema,
+  JSONRPCNotificationSchema,
   JSONRPCResultResponseSchema,
   ListToolsResultSchema,
+  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   type RecordedRequest,
@@ -45,6 +47,27 @@ export function newKey(): TestKey {
     npub: nip19.npubEncode(pubkey),
     secretKey,
   };
+}
+
+/**
+ * What a child `deno` needs to load its packages, from this process's environment: the cache
+ * (DENO_DIR) and the trust settings (DENO_CERT, DENO_TLS_CA_STORE, NODE_EXTRA_CA_CERTS: behind a
+ * TLS-inspecting proxy the registry is reached only with them), and DENO_NO_UPDATE_CHECK=1 so
+ * Deno's update check never shows up in a test. A host that filters the environment (Hermes, the
+ * SDKs' stdio transports) passes the child only what it is given: give it these.
+ */
+export function loaderEnv(): Record<string, string> {
+  const env: Record<string, string> = { DENO_NO_UPDATE_CHECK: "1" };
+  for (const name of ["DENO_DIR", "DENO_CERT", "DENO_TLS_CA_STORE", "NODE_EXTRA_CA_CERTS"]) {
+    const value = Deno.env.get(name);
+    if (value) env[name] = value;
+  }
+  return env;
+}
+
+/** The filtered environment a host such as Hermes gives a stdio server: PATH, HOME, the loader's, and `extra`. */
+export function hostEnv(extra: Record<string, string>): Record<string, string> {
+  return { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "", ...loaderEnv(), ...extra };
 }
 
 /** The narrow flags the facade runs with: the relay's host:port and the key variable, nothing else. */
@@ -84,7 +107,7 @@ export function command(options: SpawnOptions): Deno.Command {
   return new Deno.Command(program, {
     args,
     cwd: ROOT,
-    env: options.env,
+    env: { ...loaderEnv(), ...options.env },
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
@@ -358,6 +381,29 @@ export function parseAnswerLine(line: string, context = "", method?: string): Rp
   return m as RpcMessage;
 }
 
+/** The one notification tinyagent sends, exactly: no id, no params. */
+export const TOOLS_CHANGED_LINE = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}';
+
+/**
+ * One stdout line of a session: an answer (checked with the SDK's schemas, as the request it
+ * answers), or the tools-changed notification, valid for the SDK and exactly as tinyagent writes it.
+ */
+export function parseStdoutLine(line: string, context: string, facade?: Tinyagent): void {
+  let message: { id?: unknown; method?: unknown } | undefined;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    // parseAnswerLine says what is wrong with the line.
+  }
+  if (message && typeof message === "object" && "method" in message && !("id" in message)) {
+    assert.ok(ToolListChangedNotificationSchema.safeParse(message).success, `${context}${line}`);
+    assert.ok(JSONRPCNotificationSchema.safeParse(message).success, `${context}${line}`);
+    assert.equal(line, TOOLS_CHANGED_LINE, `${context}the only notification tinyagent sends`);
+    return;
+  }
+  parseAnswerLine(line, context, facade?.methodOf(message?.id));
+}
+
 // ---------------------------------------------------------------------------------------------
 // The session
 // ---------------------------------------------------------------------------------------------
@@ -416,13 +462,7 @@ export async function withFacade(
       `${context}exit status ${output.code}; stderr:\n${output.stderr.slice(-2000)}`,
     );
     for (const [i, line] of output.lines.entries()) {
-      let id: unknown;
-      try {
-        id = (JSON.parse(line) as { id?: unknown }).id;
-      } catch {
-        // parseAnswerLine says what is wrong with the line.
-      }
-      parseAnswerLine(line, `${context}stdout line ${i}: `, facade.methodOf(id));
+      parseStdoutLine(line, `${context}stdout line ${i}: `, facade);
     }
     assertKeyNeverLeaks(key, output, [relay], context ? ` ${context}` : "");
     return output;

@@ -1,0 +1,226 @@
+// The tool table heals, and the host hears of it (facade.md, `tools/list`: "fetched again"; beyond
+// it, notifications/tools/list_changed): real hosts start tinyagent while the relay is down, list
+// once, and never ask again unless told. The official TypeScript SDK client is the host, and the
+// official Python SDK too when a Python with `mcp` is at hand (TINYAGENT_PYTHON, or python3).
+
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
+import {
+  assertNoSecret,
+  commandLine,
+  hostEnv,
+  narrowFlags,
+  newKey,
+  ROOT,
+  Tinyagent,
+} from "../support/tinyagent.ts";
+import { CONTRACT_READ } from "../support/contract.ts";
+
+/** A loopback port nothing listens on (for now): the relay that is down. */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/** Resolves when `check` holds, polling; fails after `ms`. */
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) =>
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)
+  );
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const names = (tools: { name: string }[]) => tools.map((tool) => tool.name);
+
+Deno.test("the SDK host: the relay is down at start, comes back, and the host is told without asking", async (t) => {
+  const port = freePort();
+  const key = newKey();
+  const { program, args } = commandLine({
+    flags: narrowFlags(`127.0.0.1:${port}`),
+    args: ["mcp", "--relay", `http://127.0.0.1:${port}`],
+  });
+  const transport = new StdioClientTransport({
+    command: program,
+    args,
+    cwd: ROOT,
+    env: hostEnv({ TINY_PRIVATE_KEY: key.hex }),
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  const client = new Client({ name: "recovery-test", version: "1.0.0" });
+  let changed = Promise.withResolvers<void>();
+  let notifications = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    notifications++;
+    changed.resolve();
+  });
+  let relay: StrictRelay | undefined;
+  try {
+    await client.connect(transport);
+    await t.step("initialize announces listChanged", () => {
+      assert.deepEqual(client.getServerCapabilities(), { tools: { listChanged: true } });
+    });
+    await t.step("the relay is down: the host sees tiny_diagnose alone", async () => {
+      assert.deepEqual(names((await client.listTools()).tools), ["tiny_diagnose"]);
+      assert.match(stderr, /offering tiny_diagnose only; fetching the table again in the background/);
+    });
+    await t.step(
+      "the relay comes up: within seconds the host is told, lists again, and has every tool",
+      async () => {
+        relay = await startStrictRelay({ port });
+        await within(15_000, "notifications/tools/list_changed", changed.promise);
+        assert.deepEqual(names((await client.listTools()).tools), [...CONTRACT_READ, "tiny_diagnose"]);
+        assert.match(
+          stderr,
+          new RegExp(`the relay's tools are back: ${CONTRACT_READ.length} tools; the host was told`),
+        );
+        assert.equal(notifications, 1);
+      },
+    );
+    await t.step("nothing more is fetched, and the host is not told again", async () => {
+      const before = relay!.requests.length;
+      changed = Promise.withResolvers<void>();
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      assert.equal(relay!.requests.length, before);
+      assert.equal(notifications, 1);
+    });
+  } finally {
+    await client.close();
+    await relay?.close();
+  }
+  assertNoSecret(key, stderr, "stderr");
+});
+
+Deno.test("no relay request before the host lists or calls, and none after the host is gone", async (t) => {
+  await t.step("a host that only does the handshake: the relay hears nothing", async () => {
+    const relay = await startStrictRelay();
+    const key = newKey();
+    const facade = new Tinyagent({
+      flags: narrowFlags(relay.host),
+      args: ["mcp", "--relay", relay.url],
+      env: { TINY_PRIVATE_KEY: key.hex },
+    });
+    try {
+      await facade.request("initialize", { protocolVersion: "2025-06-18", capabilities: {} });
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      assert.equal(relay.requests.length, 0);
+      const output = await facade.finish();
+      assert.equal(output.code, 0);
+    } finally {
+      await facade.kill();
+      await relay.close();
+    }
+  });
+  await t.step(
+    "the relay down and background fetches pending: the host leaving ends the process at once",
+    async () => {
+      const port = freePort();
+      const key = newKey();
+      const facade = new Tinyagent({
+        flags: narrowFlags(`127.0.0.1:${port}`),
+        args: ["mcp", "--relay", `http://127.0.0.1:${port}`],
+        env: { TINY_PRIVATE_KEY: key.hex },
+      });
+      try {
+        await facade.request("initialize", { protocolVersion: "2025-06-18", capabilities: {} });
+        const listed = await facade.request("tools/list", {});
+        assert.deepEqual(names((listed.result as { tools: { name: string }[] }).tools), ["tiny_diagnose"]);
+        const started = Date.now();
+        const output = await facade.finish();
+        assert.equal(output.code, 0);
+        assert.ok(Date.now() - started < 3_000, `exited after ${Date.now() - started} ms`);
+        // Only answers came out: no notification for a table that never loaded.
+        assert.equal(output.lines.length, 2);
+      } finally {
+        await facade.kill();
+      }
+    },
+  );
+});
+
+/** A Python with the official `mcp` SDK, or undefined. */
+function pythonWithMcp(): string | undefined {
+  for (const python of [Deno.env.get("TINYAGENT_PYTHON"), "python3"]) {
+    if (!python) continue;
+    try {
+      const { success } = new Deno.Command(python, {
+        args: ["-c", "import mcp"],
+        stdout: "null",
+        stderr: "null",
+      })
+        .outputSync();
+      if (success) return python;
+    } catch {
+      // not there
+    }
+  }
+  return undefined;
+}
+
+const PYTHON = pythonWithMcp();
+
+Deno.test({
+  name: "the Python SDK host: told of the recovered table, it lists again and has every tool",
+  // Skipped where no Python has the `mcp` package (.ci/run installs it when its index is at hand).
+  ignore: PYTHON === undefined,
+  fn: async () => {
+    const port = freePort();
+    const key = newKey();
+    const { program, args } = commandLine({
+      flags: narrowFlags(`127.0.0.1:${port}`),
+      args: ["mcp", "--relay", `http://127.0.0.1:${port}`],
+    });
+    const child = new Deno.Command(PYTHON!, {
+      args: [`${ROOT}tests/support/python_host.py`, "--wait", "20", "--", program, ...args],
+      env: hostEnv({ TINY_PRIVATE_KEY: key.hex }),
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const events: { event: string; names?: string[]; capabilities?: unknown }[] = [];
+    let relay: StrictRelay | undefined;
+    const stderr = new Response(child.stderr).text();
+    try {
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for await (const chunk of child.stdout) {
+        buffer += decoder.decode(chunk, { stream: true });
+        for (let at; (at = buffer.indexOf("\n")) !== -1;) {
+          const event = JSON.parse(buffer.slice(0, at));
+          buffer = buffer.slice(at + 1);
+          events.push(event);
+          // The host has listed once and waits: now the relay comes up.
+          if (event.event === "tools" && event.phase === "initial") relay = await startStrictRelay({ port });
+        }
+      }
+      const status = await child.status;
+      assert.equal(status.code, 0, `${JSON.stringify(events)}\n${await stderr}`);
+      const capabilities = events.find((event) => event.event === "capabilities")!.capabilities;
+      assert.deepEqual(capabilities, { tools: { listChanged: true } });
+      assert.deepEqual(events.filter((event) => event.event === "tools").map((event) => event.names), [
+        ["tiny_diagnose"],
+        [...CONTRACT_READ, "tiny_diagnose"],
+      ]);
+      assert.ok(events.some((event) => event.event === "list_changed"));
+      assertNoSecret(key, await stderr, "stderr");
+    } finally {
+      try {
+        child.kill();
+      } catch {
+        // already gone
+      }
+      await relay?.close();
+    }
+  },
+});
