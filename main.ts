@@ -2,7 +2,8 @@
 // sandboxed when the process holds broader permissions than the command needs.
 // Usage errors and startup failures are one line on stderr, never a trace.
 
-import { type Command, parseCommand, USAGE, UsageError } from "./lib/cli/args.ts";
+import { type Command, parseCommand, UsageError } from "./lib/cli/args.ts";
+import { USAGE } from "./lib/cli/usage.ts";
 import { proxyFor } from "./lib/cli/proxy_settings.ts";
 import { Fatal } from "./lib/cli/fatal.ts";
 import { exitOnTermination } from "./lib/session/lifecycle.ts";

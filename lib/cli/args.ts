@@ -1,89 +1,35 @@
-// Command-line flags, validation and help text. Pure: argv in, a validated
-// command or a usage error out; the key is read in run.ts, inside the sandbox.
+// Command-line flags and their validation (the help text is usage.ts). Pure:
+// argv in, a validated command or a usage error out; the key is read in
+// session/run.ts, inside the sandbox.
 
 import { parseRelayUrl, type RelayEndpoint } from "../relay/endpoint.ts";
 import type { Proxy } from "../transport/tunnel.ts";
 import { resolveExposure } from "../facade/tools.ts";
+import { isObject } from "../wire/json.ts";
+import type { JsonObject } from "../wire/mcp.ts";
 
-export const DEFAULT_KEY_ENV = "TINY_PRIVATE_KEY";
-export const DEFAULT_TIMEOUT_SECONDS = 120;
+import { DEFAULT_KEY_ENV, DEFAULT_TIMEOUT_SECONDS, type Topic } from "./usage.ts";
 
-export const USAGE = {
-  main: `tinyagent — use a Nostr relay's tools from an MCP host, safely
+export { DEFAULT_KEY_ENV, DEFAULT_TIMEOUT_SECONDS };
 
-Usage: tinyagent <command> [flags]
-
-  tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
-  tinyagent diagnose --relay URL [--key-env NAME] [--rooms a,b] [--kinds 9,11] [--json] [--timeout SECONDS]
-  tinyagent keygen
-  tinyagent whoami [--key-env NAME]
-  tinyagent sandbox-check --relay URL [--key-env NAME] [--json]
-  tinyagent --version | --help
-
-Run 'tinyagent <command> --help' for a command's flags.`,
-  mcp: `Usage: tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
-
-Serves MCP over stdio to an agent host and forwards tool calls to the relay,
-signing each request (NIP-98) with the key in the environment variable NAME.
-
-  --relay URL          relay origin, with a tenant prefix if any (https://relay.example/r/acme)
-  --key-env NAME       environment variable holding the private key, hex or nsec (default ${DEFAULT_KEY_ENV})
-  --tools a,b          expose only these tools, in this order (default: every read tool)
-  --allow-writes       add the write tools and let tinyagent sign the events they return
-  --timeout SECONDS    bound on each relay call (default ${DEFAULT_TIMEOUT_SECONDS})
-  -h, --help           show this help`,
-  diagnose:
-    `Usage: tinyagent diagnose --relay URL [--key-env NAME] [--rooms a,b] [--kinds 9,11] [--json] [--timeout SECONDS]
-
-Tells in one verdict whether the relay answers, accepts this key's signature,
-counts it as a member, and grants what it needs.
-
-  --relay URL          relay origin, with a tenant prefix if any
-  --key-env NAME       environment variable holding the private key (default ${DEFAULT_KEY_ENV})
-  --rooms a,b          rooms the agent needs to post in
-  --kinds 9,11         event kinds the agent needs to publish (0-65535)
-  --json               print the report as JSON
-  --timeout SECONDS    bound on the relay call (default ${DEFAULT_TIMEOUT_SECONDS})
-  -h, --help           show this help
-
-Exit status: 0 ok, 2 the relay refuses access (grant, membership, signature), 3 unreachable or error, 1 usage.`,
-  keygen: `Usage: tinyagent keygen
-
-Prints a fresh private key as a TINY_PRIVATE_KEY=<hex> line, ready to append to
-a .env file (Hermes reads ~/.hermes/.env), with its public key in comments.`,
-  whoami: `Usage: tinyagent whoami [--key-env NAME]
-
-Prints the public key (hex and npub) of the configured private key.`,
-  "sandbox-check": `Usage: tinyagent sandbox-check --relay URL [--key-env NAME] [--json]
-
-Proves the sandbox from inside: runs a probe exactly where 'mcp' would run
-(the same worker, with the same permissions) and tries the relay's host:port
-and the key variable (allowed), then another port, another host, another
-variable, the whole environment, reading and writing a file, starting a
-process, FFI, system information and remote code (each must be denied).
-Reads no key and sends no request; --relay need not be running.
-
-  --relay URL          the relay whose host:port the sandbox allows
-  --key-env NAME       the key variable the sandbox allows (default ${DEFAULT_KEY_ENV})
-  --json               print the report as JSON
-  -h, --help           show this help
-
-Exit status: 0 when every check is as expected, 1 otherwise.`,
-} as const;
+/** What every command that offers or calls the relay's tools is given: `mcp`, `tools`, `call`. */
+export interface ToolSession {
+  relay: RelayEndpoint;
+  keyEnv: string;
+  /** The tools offered, in order (facade/tools.ts resolves --tools and --allow-writes). */
+  exposed: string[];
+  allowWrites: boolean;
+  timeoutMs: number;
+  /** Set by the main thread from the environment (proxy_settings.ts), not by a flag. */
+  proxy?: Proxy;
+}
 
 export type Command =
-  | { command: "help"; topic: keyof typeof USAGE }
+  | { command: "help"; topic: Topic }
   | { command: "version" }
-  | {
-    command: "mcp";
-    relay: RelayEndpoint;
-    keyEnv: string;
-    exposed: string[];
-    allowWrites: boolean;
-    timeoutMs: number;
-    /** Set by the main thread from the environment (proxy.ts), not by a flag. */
-    proxy?: Proxy;
-  }
+  | ({ command: "mcp" } & ToolSession)
+  | ({ command: "tools"; json: boolean } & ToolSession)
+  | ({ command: "call"; tool: string; arguments: JsonObject; json: boolean } & ToolSession)
   | {
     command: "diagnose";
     relay: RelayEndpoint;
@@ -110,7 +56,7 @@ export function redactKeys(text: string): string {
 }
 
 export class UsageError extends Error {
-  constructor(message: string, readonly topic: keyof typeof USAGE) {
+  constructor(message: string, readonly topic: Topic) {
     super(redactKeys(message));
   }
 }
@@ -125,7 +71,7 @@ function list(value: string | undefined): string[] | undefined {
  * the key pasted instead of its variable's name) or is no plausible variable
  * name is refused without being echoed: the line would land in the host's log.
  */
-function keyEnvName(value: string | undefined, topic: keyof typeof USAGE): string {
+function keyEnvName(value: string | undefined, topic: Topic): string {
   const name = value ?? DEFAULT_KEY_ENV;
   const trimmed = name.trim();
   if (/^[0-9a-fA-F]{32,}$/.test(trimmed) || /^nsec1/i.test(trimmed) || redactKeys(trimmed) !== trimmed) {
@@ -145,7 +91,7 @@ function keyEnvName(value: string | undefined, topic: keyof typeof USAGE): strin
   return name;
 }
 
-function timeoutFlag(value: string | undefined, topic: keyof typeof USAGE): number {
+function timeoutFlag(value: string | undefined, topic: Topic): number {
   if (value === undefined) return DEFAULT_TIMEOUT_SECONDS * 1000;
   const seconds = Number(value);
   if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0) || seconds > 3600) {
@@ -154,7 +100,7 @@ function timeoutFlag(value: string | undefined, topic: keyof typeof USAGE): numb
   return Math.round(seconds * 1000);
 }
 
-function relayFlag(value: string | undefined, topic: keyof typeof USAGE): RelayEndpoint {
+function relayFlag(value: string | undefined, topic: Topic): RelayEndpoint {
   if (value === undefined) throw new UsageError("--relay URL is required", topic);
   const parsed = parseRelayUrl(value);
   if (!parsed.ok) throw new UsageError(parsed.error, topic);
@@ -169,7 +115,7 @@ const RELAY_FLAGS: Flags = { relay: { type: "string" }, "key-env": { type: "stri
 /** `--relay` and `--key-env`, checked, in that order. */
 function relayAndKey(
   values: Record<string, unknown>,
-  topic: keyof typeof USAGE,
+  topic: Topic,
 ): { relay: RelayEndpoint; keyEnv: string } {
   return {
     relay: relayFlag(values.relay as string | undefined, topic),
@@ -182,15 +128,21 @@ function relayAndKey(
  * because node:util costs ~5 ms of start-up (the Node compatibility layer) for one function.
  */
 function parse(
-  topic: keyof typeof USAGE,
+  topic: Topic,
   args: string[],
   options: Flags,
-): { values: Record<string, unknown> } {
+  maxPositionals = 0,
+): { values: Record<string, unknown>; positionals: string[] } {
   const values: Record<string, unknown> = {};
+  const positionals: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "-h" || arg === "--help") {
       values.help = true;
+      continue;
+    }
+    if (!arg.startsWith("-") && positionals.length < maxPositionals) {
+      positionals.push(arg);
       continue;
     }
     if (!arg.startsWith("--") || arg === "--") {
@@ -216,23 +168,60 @@ function parse(
     }
     values[name] = value;
   }
-  return { values };
+  return { values, positionals };
+}
+
+/** The flags `mcp`, `tools` and `call` share: what is offered, and how each relay call is bounded. */
+const SESSION_FLAGS: Flags = {
+  ...RELAY_FLAGS,
+  tools: { type: "string" },
+  "allow-writes": { type: "boolean" },
+  timeout: { type: "string" },
+};
+
+function toolSession(values: Record<string, unknown>, topic: Topic): ToolSession {
+  const { relay, keyEnv } = relayAndKey(values, topic);
+  const allowWrites = values["allow-writes"] === true;
+  const exposure = resolveExposure(list(values.tools as string | undefined), allowWrites);
+  if (!exposure.ok) throw new UsageError(exposure.error, topic);
+  const timeoutMs = timeoutFlag(values.timeout as string | undefined, topic);
+  return { relay, keyEnv, exposed: exposure.names, allowWrites, timeoutMs };
 }
 
 function mcpCommand(rest: string[]): Command {
-  const { values } = parse("mcp", rest, {
-    ...RELAY_FLAGS,
-    tools: { type: "string" },
-    "allow-writes": { type: "boolean" },
-    timeout: { type: "string" },
-  });
+  const { values } = parse("mcp", rest, SESSION_FLAGS);
   if (values.help) return { command: "help", topic: "mcp" };
-  const { relay, keyEnv } = relayAndKey(values, "mcp");
-  const allowWrites = values["allow-writes"] === true;
-  const exposure = resolveExposure(list(values.tools as string | undefined), allowWrites);
-  if (!exposure.ok) throw new UsageError(exposure.error, "mcp");
-  const timeoutMs = timeoutFlag(values.timeout as string | undefined, "mcp");
-  return { command: "mcp", relay, keyEnv, exposed: exposure.names, allowWrites, timeoutMs };
+  return { command: "mcp", ...toolSession(values, "mcp") };
+}
+
+function toolsCommand(rest: string[]): Command {
+  const { values } = parse("tools", rest, { ...SESSION_FLAGS, json: { type: "boolean" } });
+  if (values.help) return { command: "help", topic: "tools" };
+  return { command: "tools", ...toolSession(values, "tools"), json: values.json === true };
+}
+
+/** `call`'s arguments: one JSON object, `{}` when none is given. */
+function callArguments(text: string | undefined): JsonObject {
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`call: the arguments are not JSON (${(error as Error).message})`, "call");
+  }
+  if (!isObject(value)) {
+    throw new UsageError(`call: the arguments must be one JSON object, such as '{"limit": 5}'`, "call");
+  }
+  return value;
+}
+
+function callCommand(rest: string[]): Command {
+  const { values, positionals } = parse("call", rest, { ...SESSION_FLAGS, json: { type: "boolean" } }, 2);
+  if (values.help) return { command: "help", topic: "call" };
+  const [tool, args] = positionals;
+  if (!tool) throw new UsageError("call: name the tool to call, such as list_rooms", "call");
+  const session = toolSession(values, "call");
+  return { command: "call", ...session, tool, arguments: callArguments(args), json: values.json === true };
 }
 
 function kindsFlag(value: string | undefined): number[] {
@@ -277,13 +266,17 @@ function sandboxCheckCommand(rest: string[]): Command {
 /** Parses argv into a command, or throws UsageError. */
 export function parseCommand(argv: string[]): Command {
   const [first, ...rest] = argv;
-  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
-    return { command: "help", topic: "main" };
-  }
-  if (first === "--version" || first === "-V" || first === "version") return { command: "version" };
+  // No command at all is a mistake a script should see: usage on stderr and a usage status.
+  if (first === undefined) throw new UsageError("no command given", "main");
+  if (first === "--help" || first === "-h" || first === "help") return { command: "help", topic: "main" };
+  if (["--version", "-v", "-V", "version"].includes(first)) return { command: "version" };
   switch (first) {
     case "mcp":
       return mcpCommand(rest);
+    case "tools":
+      return toolsCommand(rest);
+    case "call":
+      return callCommand(rest);
     case "diagnose":
       return diagnoseCommand(rest);
     case "sandbox-check":

@@ -17,7 +17,7 @@ import {
 import { failureText, markPermission, type RelayAnswer } from "../relay/answer.ts";
 import type { Signer } from "../key/signer.ts";
 import { decideSigning, eventToSign } from "./signing_rules.ts";
-import { type Scheduler, ToolTable } from "./table.ts";
+import { type Scheduler, type TableState, ToolTable } from "./table.ts";
 import { DIAGNOSE_TOOL, unknownToolHint } from "./tools.ts";
 
 /** The two calls the facade makes to the relay. */
@@ -78,8 +78,13 @@ export class Facade {
 
   /** The relay's exposed tools followed by `tiny_diagnose`; never fails. */
   async listTools(): Promise<Tool[]> {
-    const state = await this.#table.forList();
+    const state = await this.tableForList();
     return state.ok ? [...state.table, this.#options.diagnose.entry] : [this.#options.diagnose.entry];
+  }
+
+  /** What tools/list answers from: the exposed table, or why the relay's could not be read. */
+  tableForList(): Promise<TableState> {
+    return this.#table.forList();
   }
 
   /** Answers a `tools/call` request's params; every result leaves valid and bounded. */

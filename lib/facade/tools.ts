@@ -158,7 +158,8 @@ export function resolveExposure(
         ok: false,
         error: reason
           ? `--tools: ${name} is never offered: ${reason}`
-          : `--tools: unknown tool ${JSON.stringify(name)}`,
+          : `--tools: unknown tool ${JSON.stringify(name)}; the tools are ${READ_TOOLS.join(", ")} ` +
+            `and, with --allow-writes, ${WRITE_TOOLS.join(", ")}`,
       };
     }
     names.push(name);

@@ -53,9 +53,12 @@ export class Signer {
     const text = value.trim();
     if (text === "") return refusal("is empty; it must hold the agent's private key");
     if (/\$\{[^}]*\}?/.test(text)) {
+      // Which host left it is unknown here, so the advice is given per host, each labelled.
       return refusal(
-        `holds a literal \${…} placeholder, not a key: the host did not find the variable ` +
-          `(for Hermes, put ${variable}=<key> in ~/.hermes/.env)`,
+        `holds a literal \${…} placeholder, not a key: the host that started tinyagent did not substitute ` +
+          `it. Hermes substitutes it from its environment and ~/.hermes/.env (put ${variable}=<key> there); ` +
+          `Claude Code from the environment claude runs in (export ${variable} before starting claude); ` +
+          `Claude Desktop substitutes nothing in "env" (the README shows how to read the key from a file)`,
       );
     }
     if (/^["'`]|["'`]$/.test(text)) {

@@ -8,6 +8,7 @@ import type { Proxy } from "../transport/tunnel.ts";
 import { type HttpOutcome, interpretAnswer, type RelayAnswer } from "./answer.ts";
 import { manageRequest, mcpRequest, type PreparedRequest, type RelayMethod } from "./request.ts";
 import type { Signer } from "../key/signer.ts";
+import { PackageLoadError } from "../key/stack.ts";
 import { RelayTransport, stepBound, type TransportOptions } from "../transport/kept_connection.ts";
 
 /** Answers larger than this are not read: no relay result is legitimately this big. */
@@ -145,6 +146,8 @@ export class RelayClient {
         result.unsent ? `cannot reach ${url}: ${result.detail}` : `no answer from ${url}: ${result.detail}`,
       );
     } catch (error) {
+      // tinyagent's own code failed to load: never a relay failure (key/stack.ts).
+      if (error instanceof PackageLoadError) throw error;
       if (this.#closed) return transport("the client is closed: the host is gone");
       if (signal.aborted) return timedOut();
       if (error instanceof Deno.errors.NotCapable) {

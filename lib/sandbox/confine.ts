@@ -10,7 +10,10 @@ import type { ProbeResult } from "./check.ts";
 import { warmTrustStore } from "./tls_warmup.ts";
 
 /** The commands that touch the key or the network, and so run sandboxed. */
-export type SandboxedCommand = Extract<Command, { command: "mcp" | "diagnose" | "whoami" | "sandbox-check" }>;
+export type SandboxedCommand = Extract<
+  Command,
+  { command: "mcp" | "tools" | "call" | "diagnose" | "whoami" | "sandbox-check" }
+>;
 
 /** Messages between the main thread and the worker. */
 export type ToWorker = { type: "run"; command: SandboxedCommand };

@@ -10,6 +10,7 @@ import type { Facade } from "../facade/facade.ts";
 import type { ToolProvider } from "../host/protocol.ts";
 import type { CallOutcome, Tool } from "../wire/mcp.ts";
 import type { Signer } from "../key/signer.ts";
+import { PackageLoadError } from "../key/stack.ts";
 import type { RelayTransport } from "../transport/kept_connection.ts";
 
 export interface RelaySide extends ToolProvider {
@@ -21,12 +22,23 @@ export interface RelaySide extends ToolProvider {
   close(): void;
 }
 
-/** Starts opening the session's connection to the relay; the relay side itself loads later. */
-export function relaySide(
+/**
+ * Starts opening the session's connection to the relay; the relay side itself loads later. A
+ * request that meets tinyagent's own load failure (key/stack.ts) is never answered: `stop` is told,
+ * and the session ends with that failure's message rather than blame the relay.
+ */
+export function deferredFacade(
   command: Extract<Command, { command: "mcp" }>,
   signer: Signer,
   log: (line: string) => void,
+  stop: (error: PackageLoadError) => void,
 ): RelaySide {
+  const guarded = <T>(work: Promise<T>): Promise<T> =>
+    work.catch((error) => {
+      if (!(error instanceof PackageLoadError)) throw error;
+      stop(error);
+      return new Promise<T>(() => {});
+    });
   let closed = false;
   const opening: Promise<RelayTransport> = import("../transport/kept_connection.ts").then((
     { RelayTransport, stepBound },
@@ -44,10 +56,9 @@ export function relaySide(
   let toolsChanged: (() => void) | undefined;
   const load = () =>
     loading ??= (async () => {
-      const [{ Facade }, { RelayClient }, { diagnoseTool }, transport] = await Promise.all([
-        import("../facade/facade.ts"),
+      const [{ assembleFacade }, { RelayClient }, transport] = await Promise.all([
+        import("./tool_session.ts"),
         import("../relay/client.ts"),
-        import("../diagnose/tool.ts"),
         opening,
       ]);
       const relay = new RelayClient({
@@ -56,24 +67,16 @@ export function relaySide(
         timeoutMs: command.timeoutMs,
         transport, // made with the proxy, if any
       });
-      const facade = new Facade({
-        relay,
-        signer,
-        exposed: command.exposed,
-        allowWrites: command.allowWrites,
-        diagnose: diagnoseTool(async (asked) =>
-          (await import("../diagnose/probe.ts")).diagnose(relay, signer, asked)
-        ),
-        log,
-      });
+      const facade = assembleFacade(command, signer, relay, log);
       if (toolsChanged) facade.onToolsChanged(toolsChanged);
       if (closed) facade.close();
       return facade;
     })();
   return {
     warm: () => void load(),
-    listTools: async (): Promise<Tool[]> => (await load()).listTools(),
-    callTool: async (params: unknown): Promise<CallOutcome> => (await load()).callTool(params),
+    listTools: (): Promise<Tool[]> => guarded(load().then((facade) => facade.listTools())),
+    callTool: (params: unknown): Promise<CallOutcome> =>
+      guarded(load().then((facade) => facade.callTool(params))),
     onToolsChanged: (listener) => {
       toolsChanged = listener;
       void loading?.then((facade) => facade.onToolsChanged(listener));

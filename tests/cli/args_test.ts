@@ -2,8 +2,9 @@
 // and version. Pure argv in, a command or a UsageError out.
 
 import assert from "node:assert/strict";
-import { type Command, parseCommand, USAGE, UsageError } from "../../lib/cli/args.ts";
-import { CONTRACT_READ } from "../support/contract.ts";
+import { type Command, parseCommand, UsageError } from "../../lib/cli/args.ts";
+import { USAGE } from "../../lib/cli/usage.ts";
+import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
 
 const RELAY = "https://relay.example.test/r/acme";
 
@@ -182,12 +183,15 @@ Deno.test("usage errors", async (t) => {
 
 Deno.test("help and version", async (t) => {
   await t.step("top-level help", () => {
-    for (const argv of [[], ["--help"], ["-h"], ["help"]]) {
+    for (const argv of [["--help"], ["-h"], ["help"]]) {
       assert.deepEqual(parseCommand(argv), { command: "help", topic: "main" }, JSON.stringify(argv));
     }
   });
+  await t.step("no command at all is a usage error (a script sees its mistake)", () => {
+    usageError([], "main", /no command given/);
+  });
   await t.step("--help for each command, even without --relay", () => {
-    for (const topic of ["mcp", "diagnose", "keygen", "whoami"] as const) {
+    for (const topic of ["mcp", "tools", "call", "diagnose", "keygen", "whoami", "sandbox-check"] as const) {
       for (const flag of ["--help", "-h"]) {
         assert.deepEqual(parseCommand([topic, flag]), { command: "help", topic }, `${topic} ${flag}`);
       }
@@ -204,10 +208,21 @@ Deno.test("help and version", async (t) => {
     assert.match(USAGE.diagnose, /0 ok.*2.*3/s);
     assert.match(USAGE.keygen, /keygen/);
     assert.match(USAGE.whoami, /--key-env/);
-    for (const command of ["mcp", "diagnose", "keygen", "whoami"]) assert.ok(USAGE.main.includes(command));
+    for (const command of ["mcp", "tools", "call", "diagnose", "keygen", "whoami", "sandbox-check"]) {
+      assert.ok(USAGE.main.includes(`tinyagent ${command}`), command);
+    }
+    assert.match(USAGE.call, /0 a result, 2 .*tool error.*3 .*refused.*1 usage/s);
+    assert.match(USAGE.tools, /0 the relay's table was read, 3 it could not be read, 1 usage/);
   });
-  await t.step("--version", () => {
-    for (const argv of [["--version"], ["-V"], ["version"]]) {
+  await t.step("mcp --help names every curated tool, and the kinds each write tool may have signed", () => {
+    for (const name of [...CONTRACT_READ, ...CONTRACT_WRITE]) assert.ok(USAGE.mcp.includes(name), name);
+    for (const [name, kinds] of Object.entries(CONTRACT_KINDS)) {
+      const shown = kinds.length > 0 ? `${name} (${kinds.join(" or ")})` : `${name} (signs nothing)`;
+      assert.ok(USAGE.mcp.replace(/\n\s+/g, " ").includes(shown), shown);
+    }
+  });
+  await t.step("--version, -v and -V", () => {
+    for (const argv of [["--version"], ["-v"], ["-V"], ["version"]]) {
       assert.deepEqual(parseCommand(argv), { command: "version" });
     }
   });
@@ -253,5 +268,63 @@ Deno.test("diagnose", async (t) => {
       const error = usageError(["diagnose", "--relay", RELAY, `--kinds=9,${bad}`], "diagnose", /--kinds/);
       assert.ok(error.message.includes(bad), `${bad}: ${error.message}`);
     }
+  });
+});
+
+Deno.test("tools and call: the session's flags, and call's tool and arguments", async (t) => {
+  await t.step("tools takes mcp's flags and --json", () => {
+    const command = parseCommand(["tools", "--relay", RELAY, "--allow-writes", "--json"]);
+    assert.equal(command.command, "tools");
+    if (command.command !== "tools") return;
+    assert.deepEqual(command.exposed, [...CONTRACT_READ, ...CONTRACT_WRITE]);
+    assert.equal(command.allowWrites, true);
+    assert.equal(command.json, true);
+    assert.equal(command.timeoutMs, 120_000);
+  });
+  await t.step("tools --tools with an unknown name lists the valid ones", () => {
+    const error = usageError(
+      ["tools", "--relay", RELAY, "--tools", "bogus"],
+      "tools",
+      /unknown tool "bogus"/,
+    );
+    for (const name of [...CONTRACT_READ, ...CONTRACT_WRITE]) assert.ok(error.message.includes(name), name);
+  });
+  await t.step("call: the tool, then one JSON object of arguments, flags anywhere", () => {
+    const command = parseCommand([
+      "call",
+      "--relay",
+      RELAY,
+      "read_room",
+      '{"id":"general","limit":5}',
+      "--json",
+    ]);
+    assert.equal(command.command, "call");
+    if (command.command !== "call") return;
+    assert.equal(command.tool, "read_room");
+    assert.deepEqual(command.arguments, { id: "general", limit: 5 });
+    assert.equal(command.json, true);
+    assert.deepEqual(command.exposed, [...CONTRACT_READ]);
+  });
+  await t.step("call without arguments sends {}", () => {
+    const command = parseCommand(["call", "list_rooms", "--relay", RELAY]);
+    assert.ok(command.command === "call");
+    assert.deepEqual(command.arguments, {});
+  });
+  await t.step("call's usage errors", () => {
+    usageError(["call", "--relay", RELAY], "call", /name the tool/);
+    usageError(["call", "--relay", RELAY, "list_rooms", "{not json"], "call", /not JSON/);
+    for (const args of ["[1,2]", '"text"', "5", "null"]) {
+      usageError(["call", "--relay", RELAY, "list_rooms", args], "call", /one JSON object/);
+    }
+    usageError(
+      ["call", "--relay", RELAY, "list_rooms", "{}", "extra"],
+      "call",
+      /unexpected argument 'extra'/,
+    );
+  });
+  await t.step("a key pasted as call's arguments is never echoed", () => {
+    const hex = "0f".repeat(32);
+    const error = usageError(["call", "--relay", RELAY, "list_rooms", `{${hex}`], "call", /not JSON/);
+    assert.ok(!error.message.includes(hex), error.message);
   });
 });

@@ -1,0 +1,145 @@
+// The help text of every command, and the defaults it names. Pure data. The
+// tool lists come from the curated lists themselves (facade/tools.ts), so the
+// help can never name a tool tinyagent does not offer.
+
+import { READ_TOOLS, WRITE_KINDS, WRITE_TOOLS } from "../facade/tools.ts";
+
+export const DEFAULT_KEY_ENV = "TINY_PRIVATE_KEY";
+export const DEFAULT_TIMEOUT_SECONDS = 120;
+
+/** Names wrapped to lines of at most `width` characters, each line indented. */
+function wrapped(names: readonly string[], indent: string, width = 100): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const name of names) {
+    const next = line ? `${line}, ${name}` : name;
+    if (indent.length + next.length + 1 > width && line) {
+      lines.push(`${line},`);
+      line = name;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines.map((text) => indent + text).join("\n");
+}
+
+/** The curated tools, as help and `--tools` errors list them. */
+export function toolListText(indent = "  "): string {
+  const writes = WRITE_TOOLS.map((name) =>
+    WRITE_KINDS[name].length > 0 ? `${name} (${WRITE_KINDS[name].join(" or ")})` : `${name} (signs nothing)`
+  );
+  return `read tools, offered by default:\n${wrapped(READ_TOOLS, indent)}\n` +
+    `write tools, with --allow-writes (the event kinds tinyagent signs for each):\n${
+      wrapped(writes, indent)
+    }`;
+}
+
+const RELAY_FLAGS =
+  `  --relay URL          relay origin, with a tenant prefix if any (https://relay.example/r/acme)
+  --key-env NAME       environment variable holding the private key, hex or nsec (default ${DEFAULT_KEY_ENV})`;
+const EXPOSURE_FLAGS =
+  `  --tools a,b          offer only these tools, in this order (default: every read tool)
+  --allow-writes       add the write tools and let tinyagent sign the events they return`;
+const TIMEOUT_FLAG = `  --timeout SECONDS    bound on each relay call (default ${DEFAULT_TIMEOUT_SECONDS})`;
+
+export const USAGE = {
+  main: `tinyagent — use a Nostr relay's tools from an MCP host, safely
+
+Usage: tinyagent <command> [flags]
+
+  tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
+  tinyagent tools --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--json]
+  tinyagent call --relay URL TOOL ['{"json":"arguments"}'] [--allow-writes] [--json]
+  tinyagent diagnose --relay URL [--key-env NAME] [--rooms a,b] [--kinds 9,11] [--json]
+  tinyagent keygen
+  tinyagent whoami [--key-env NAME]
+  tinyagent sandbox-check --relay URL [--key-env NAME] [--json]
+  tinyagent -v | --version
+  tinyagent -h | --help
+
+Run 'tinyagent <command> --help' for a command's flags.`,
+  mcp: `Usage: tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
+
+Serves MCP over stdio to an agent host and forwards tool calls to the relay,
+signing each request (NIP-98) with the key in the environment variable NAME.
+A host starts it; to see what it offers or to call a tool by hand, use
+'tinyagent tools' and 'tinyagent call'.
+
+${RELAY_FLAGS}
+${EXPOSURE_FLAGS}
+${TIMEOUT_FLAG}
+  -h, --help           show this help
+
+${toolListText()}
+tiny_diagnose is always offered: tinyagent answers it itself (see 'tinyagent diagnose').`,
+  tools:
+    `Usage: tinyagent tools --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--json] [--timeout SECONDS]
+
+Lists the tools a host would be offered by 'tinyagent mcp' with the same flags,
+in order, and for every curated tool that is not offered, why: the relay does
+not serve it, it is a write tool and --allow-writes is not given, or --tools
+leaves it out. Makes one signed tools/list request to the relay.
+
+${RELAY_FLAGS}
+${EXPOSURE_FLAGS}
+  --json               print the list as JSON
+${TIMEOUT_FLAG}
+  -h, --help           show this help
+
+Exit status: 0 the relay's table was read, 3 it could not be read, 1 usage.`,
+  call:
+    `Usage: tinyagent call --relay URL TOOL ['{"json":"arguments"}'] [--key-env NAME] [--tools a,b] [--allow-writes] [--json] [--timeout SECONDS]
+
+Calls one tool exactly as 'tinyagent mcp' would for a host: the same tools are
+offered, the same templates are signed and resubmitted (only with
+--allow-writes, only the kinds the tool publishes), the same error prefixes and
+bounds apply. Prints the result's text; --json prints the whole result.
+
+  TOOL                 the tool to call, such as list_rooms or tiny_diagnose
+  '{"…":…}'            its arguments, one JSON object (default {})
+${RELAY_FLAGS}
+${EXPOSURE_FLAGS}
+  --json               print the whole result (or the JSON-RPC error) as JSON
+${TIMEOUT_FLAG}
+  -h, --help           show this help
+
+Exit status: 0 a result, 2 a result that is a tool error (isError), 3 the call
+was refused before it reached the relay (such as Unknown tool), 1 usage.`,
+  diagnose:
+    `Usage: tinyagent diagnose --relay URL [--key-env NAME] [--rooms a,b] [--kinds 9,11] [--json] [--timeout SECONDS]
+
+Tells in one verdict whether the relay answers, accepts this key's signature,
+counts it as a member, and grants what it needs.
+
+${RELAY_FLAGS}
+  --rooms a,b          rooms the agent needs to post in
+  --kinds 9,11         event kinds the agent needs to publish (0-65535)
+  --json               print the report as JSON
+  --timeout SECONDS    bound on the relay call (default ${DEFAULT_TIMEOUT_SECONDS})
+  -h, --help           show this help
+
+Exit status: 0 ok, 2 the relay refuses access (grant, membership, signature), 3 unreachable or error, 1 usage.`,
+  keygen: `Usage: tinyagent keygen
+
+Prints a fresh private key as a ${DEFAULT_KEY_ENV}=<hex> line, ready to append to
+a .env file only you can read (umask 077), with its public key in comments.`,
+  whoami: `Usage: tinyagent whoami [--key-env NAME]
+
+Prints the public key (hex and npub) of the configured private key.`,
+  "sandbox-check": `Usage: tinyagent sandbox-check --relay URL [--key-env NAME] [--json]
+
+Proves the sandbox from inside: runs a probe exactly where 'mcp' would run
+(the same worker, with the same permissions) and tries the relay's host:port
+and the key variable (allowed), then another port, another host, another
+variable, the whole environment, reading and writing a file, starting a
+process, FFI, system information and remote code (each must be denied).
+Reads no key and sends no request; --relay need not be running.
+
+${RELAY_FLAGS}
+  --json               print the report as JSON
+  -h, --help           show this help
+
+Exit status: 0 when every check is as expected, 1 otherwise.`,
+} as const;
+
+/** A command's help, or the main one. */
+export type Topic = keyof typeof USAGE;
