@@ -7,10 +7,13 @@ import { parseArgs } from "node:util";
 import { verifyEvent } from "nostr-tools/pure";
 import { startStrictRelay, type StrictRelay } from "../tests/support/strict_relay/mod.ts";
 import {
+  assertKeyNeverLeaks,
   narrowFlags,
+  newKey,
   type Output,
   type TestKey,
-  type Tinyagent,
+  Tinyagent,
+  TOOLS_CHANGED_LINE,
   withFacade,
 } from "../tests/support/tinyagent.ts";
 
@@ -158,6 +161,58 @@ const { code, stderr } = output;
 const posts = relay.requests.length;
 console.log(`\n${dim(`relay received ${posts} signed POSTs; tinyagent exited ${code}; its stderr:`)}`);
 console.log(dim(stderr.trim()));
+failed = !await recovery() || failed;
+
+/**
+ * 7. A host that started while the relay was down: it lists once and would never ask again, so the
+ * table heals in the background and tinyagent tells the host (notifications/tools/list_changed).
+ */
+async function recovery(): Promise<boolean> {
+  console.log(`\n${bold("7. the relay is down when the host starts; it comes back; the host is told")}`);
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  const key = newKey();
+  const facade = new Tinyagent({
+    bin: values.bin,
+    flags: narrowFlags(`127.0.0.1:${port}`),
+    args: ["mcp", "--relay", `http://127.0.0.1:${port}`],
+    env: { TINY_PRIVATE_KEY: key.hex },
+  });
+  let late: StrictRelay | undefined;
+  try {
+    await facade.request("initialize", { protocolVersion: "2025-06-18", capabilities: {} });
+    const names = async () =>
+      ((await facade.request("tools/list", {})).result as { tools: { name: string }[] }).tools.map((t) =>
+        t.name
+      );
+    show(dim("host  ←"), `tools/list with the relay down: ${(await names()).join(", ")}`);
+    late = await startStrictRelay({ port });
+    show(dim("relay  "), `up on port ${port}`);
+    const started = Date.now();
+    while (!facade.lines.includes(TOOLS_CHANGED_LINE) && Date.now() - started < 15_000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(facade.lines.includes(TOOLS_CHANGED_LINE), "no notifications/tools/list_changed");
+    show(dim("host  ←"), `${TOOLS_CHANGED_LINE} (after ${Date.now() - started} ms, unasked)`);
+    const tools = await names();
+    expect(tools.length > 1, "the table did not come back");
+    show(dim("host  ←"), `tools/list again: ${tools.length} tools`);
+    const output = await facade.finish();
+    assertKeyNeverLeaks(key, output, [late]);
+    console.log(
+      dim(output.stderr.trim().split("\n").filter((line) => /tools\/list|are back/.test(line)).join("\n")),
+    );
+    return output.code === 0;
+  } catch (error) {
+    console.log(`UNEXPECTED: ${(error as Error).message}`);
+    return false;
+  } finally {
+    await facade.kill();
+    await late?.close();
+  }
+}
+
 // A compiled binary must always sandbox itself; saying otherwise fails the release smoke test.
 const unsandboxed = values.bin !== undefined && stderr.includes("the sandbox is not active");
 if (unsandboxed) console.log("UNEXPECTED: the binary ran without its sandbox");
