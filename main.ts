@@ -3,7 +3,6 @@
 // Usage errors and startup failures are one line on stderr, never a trace.
 
 import { type Command, parseCommand, UsageError } from "./lib/cli/args.ts";
-import { USAGE } from "./lib/cli/usage.ts";
 import { proxyFor } from "./lib/cli/proxy_settings.ts";
 import { Fatal } from "./lib/cli/fatal.ts";
 import { exitOnTermination } from "./lib/session/lifecycle.ts";
@@ -82,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
     const command = withProxy(parseCommand(argv));
     switch (command.command) {
       case "help":
-        console.log(USAGE[command.topic]);
+        console.log((await import("./lib/cli/usage.ts")).USAGE[command.topic]);
         return 0;
       case "version":
         console.log(versionText());
@@ -97,6 +96,8 @@ async function main(argv: string[]): Promise<number> {
     }
   } catch (error) {
     if (error instanceof UsageError) {
+      // The help text loads only when it is printed.
+      const { USAGE } = await import("./lib/cli/usage.ts");
       console.error(`${NAME}: ${error.message}\n\n${USAGE[error.topic]}`);
       return 1;
     }

@@ -8,9 +8,11 @@ import { resolveExposure } from "../facade/tools.ts";
 import { isObject } from "../wire/json.ts";
 import type { JsonObject } from "../wire/mcp.ts";
 
-import { DEFAULT_KEY_ENV, DEFAULT_TIMEOUT_SECONDS, type Topic } from "./usage.ts";
+export const DEFAULT_KEY_ENV = "TINY_PRIVATE_KEY";
+export const DEFAULT_TIMEOUT_SECONDS = 120;
 
-export { DEFAULT_KEY_ENV, DEFAULT_TIMEOUT_SECONDS };
+/** A command's help (usage.ts), or the main one. */
+export type Topic = "main" | "mcp" | "tools" | "call" | "diagnose" | "keygen" | "whoami" | "sandbox-check";
 
 /** What every command that offers or calls the relay's tools is given: `mcp`, `tools`, `call`. */
 export interface ToolSession {

@@ -1,11 +1,9 @@
-// The help text of every command, and the defaults it names. Pure data. The
+// The help text of every command. Pure data, loaded only to be printed. The
 // tool lists come from the curated lists themselves (facade/tools.ts), so the
 // help can never name a tool tinyagent does not offer.
 
 import { READ_TOOLS, WRITE_KINDS, WRITE_TOOLS } from "../facade/tools.ts";
-
-export const DEFAULT_KEY_ENV = "TINY_PRIVATE_KEY";
-export const DEFAULT_TIMEOUT_SECONDS = 120;
+import { DEFAULT_KEY_ENV, DEFAULT_TIMEOUT_SECONDS, type Topic } from "./args.ts";
 
 /** Names wrapped to lines of at most `width` characters, each line indented. */
 function wrapped(names: readonly string[], indent: string, width = 100): string {
@@ -41,7 +39,7 @@ const EXPOSURE_FLAGS =
   --allow-writes       add the write tools and let tinyagent sign the events they return`;
 const TIMEOUT_FLAG = `  --timeout SECONDS    bound on each relay call (default ${DEFAULT_TIMEOUT_SECONDS})`;
 
-export const USAGE = {
+export const USAGE: Readonly<Record<Topic, string>> = {
   main: `tinyagent — use a Nostr relay's tools from an MCP host, safely
 
 Usage: tinyagent <command> [flags]
@@ -139,7 +137,4 @@ ${RELAY_FLAGS}
   -h, --help           show this help
 
 Exit status: 0 when every check is as expected, 1 otherwise.`,
-} as const;
-
-/** A command's help, or the main one. */
-export type Topic = keyof typeof USAGE;
+};

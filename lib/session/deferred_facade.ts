@@ -32,6 +32,8 @@ export function deferredFacade(
   signer: Signer,
   log: (line: string) => void,
   stop: (error: PackageLoadError) => void,
+  /** Resolves once the host has its first answer: the connection's deadlines are armed then. */
+  answered: Promise<void>,
 ): RelaySide {
   const guarded = <T>(work: Promise<T>): Promise<T> =>
     work.catch((error) => {
@@ -47,6 +49,7 @@ export function deferredFacade(
       origin: new URL(command.relay.origin),
       proxy: command.proxy,
       stepMs: stepBound(command.timeoutMs), // the connect steps end no later than a call would
+      timersFrom: answered,
     });
     if (closed) transport.close();
     else transport.warm();

@@ -25,7 +25,9 @@ export async function mcp(
     failure ??= error instanceof PackageLoadError ? new Fatal(error.message) : error;
     stopped.resolve();
   };
-  const side = deferredFacade(command, signer, log, stop);
+  // The first answer, or the first tools request: from then on timers cost the handshake nothing.
+  const answered = Promise.withResolvers<void>();
+  const side = deferredFacade(command, signer, log, stop, answered.promise);
   if (Deno.stdin.isTerminal()) {
     // Started by hand: say what it is waiting for rather than look hung. Stdout stays protocol-only.
     // `deno task demo` exists only in a checkout, so only a run from source suggests it.
@@ -56,6 +58,7 @@ export async function mcp(
   const watchHost = () => {
     if (watching) return;
     watching = true;
+    answered.resolve();
     void parentGone().then(hostGone.resolve);
   };
   const session = serve({

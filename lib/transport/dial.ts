@@ -6,7 +6,7 @@
 // connection hostage. The runtime's own trust settings apply to TLS:
 // DENO_CERT and DENO_TLS_CA_STORE, read by the process at start.
 
-import { type Proxy, tunnel, TunnelError } from "./tunnel.ts";
+import type { Proxy } from "./tunnel.ts";
 
 export interface DialTarget {
   /** Without IPv6 brackets. */
@@ -33,6 +33,12 @@ export interface DialOptions {
   onStage?: (stage: DialStage) => void;
   /** Gives the attempt up: whatever is open is closed, and the dial rejects. */
   signal?: AbortSignal;
+  /**
+   * When the step deadlines may be armed (each with what is left of its bound). A process's first
+   * timer costs ~6 ms, which an mcp session's early dial must not add to the host's handshake: its
+   * deadlines are armed once the first answer is out. Default: at once.
+   */
+  timersFrom?: Promise<void>;
 }
 
 /** A connection that could not be opened; nothing was sent to the relay. */
@@ -94,6 +100,8 @@ async function bounded<T>(
   if (outer?.aborted) throw new DialError("the attempt was given up", stage);
   options.onStage?.(stage);
   const controller = new AbortController();
+  const started = Date.now();
+  let done = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onGiveUp: (() => void) | undefined;
   const stopped = new Promise<never>((_, reject) => {
@@ -101,10 +109,15 @@ async function bounded<T>(
       controller.abort();
       reject(error);
     };
-    timer = setTimeout(
-      () => stop(new DialError(stallMessage(stage, target, options.stepMs), stage)),
-      options.stepMs,
-    );
+    const arm = () => {
+      if (done) return;
+      timer = setTimeout(
+        () => stop(new DialError(stallMessage(stage, target, options.stepMs), stage)),
+        Math.max(0, options.stepMs - (Date.now() - started)),
+      );
+    };
+    if (options.timersFrom) void options.timersFrom.then(arm);
+    else arm();
     onGiveUp = () => stop(new DialError("the attempt was given up", stage));
     outer?.addEventListener("abort", onGiveUp, { once: true });
   });
@@ -115,6 +128,7 @@ async function bounded<T>(
     if (controller.signal.aborted) work.then(abandon, () => {});
     throw error;
   } finally {
+    done = true;
     clearTimeout(timer);
     if (onGiveUp) outer?.removeEventListener("abort", onGiveUp);
   }
@@ -138,9 +152,12 @@ export async function dial(target: DialTarget, options: DialOptions): Promise<De
       // Closing the socket is what ends a read that waits for a proxy that never answers.
       await bounded("proxy", target, options, (signal) => {
         signal.addEventListener("abort", () => closeQuietly(tcp), { once: true });
-        return tunnel(tcp, hostPort(target), proxy).catch((error) => {
-          throw error instanceof TunnelError ? new DialError(error.message, "proxy") : error;
-        });
+        // The tunnel's code loads only for a relay behind a proxy.
+        return import("./tunnel.ts").then(({ tunnel, TunnelError }) =>
+          tunnel(tcp, hostPort(target), proxy).catch((error) => {
+            throw error instanceof TunnelError ? new DialError(error.message, "proxy") : error;
+          })
+        );
       }, () => {});
     }
     if (!target.tls) return tcp;

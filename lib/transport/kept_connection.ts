@@ -52,6 +52,8 @@ export interface TransportOptions {
   maxIdleMs?: number;
   /** The bound on each step of opening a connection (default CONNECT_BOUND_MS). */
   stepMs?: number;
+  /** When dial deadlines may be armed (dial.ts); default at once. */
+  timersFrom?: Promise<void>;
   /** Opens a connection; the default dials TCP (and TLS). Tests may count, script or fail dials. */
   dial?: (target: DialTarget, options: DialOptions) => Promise<Duplex>;
 }
@@ -173,6 +175,7 @@ export class RelayTransport {
       stepMs: this.#options.stepMs ?? CONNECT_BOUND_MS,
       onStage: (stage) => opening.stage = stage,
       signal: opening.abandon.signal,
+      timersFrom: this.#options.timersFrom,
     });
     this.#opened++;
     const connection = new Http1Connection(conn, {
