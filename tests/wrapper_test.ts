@@ -14,11 +14,11 @@ const WRAPPER = `${ROOT}bin/tinyagent`;
 const decoder = new TextDecoder();
 const posix = Deno.build.os !== "windows";
 
-/** The flags of the wrapper's `exec deno run <flags> "$root/main.ts" "$@"` line. */
+/** The flags of the wrapper's `exec "$deno" run <flags> "$root/main.ts" "$@"` line. */
 function wrapperFlags(script: string): string[] {
   const lines = script.split("\n").filter((line) => line.startsWith("exec "));
   assert.equal(lines.length, 1, "the wrapper has one exec line");
-  const match = lines[0].match(/^exec deno run (.*) "\$root\/main\.ts" "\$@"$/);
+  const match = lines[0].match(/^exec "\$deno" run (.*) "\$root\/main\.ts" "\$@"$/);
   assert.ok(match, `unexpected exec line: ${lines[0]}`);
   return match[1].split(/\s+/);
 }
