@@ -1,24 +1,27 @@
 /**
  * bin/tinyagent, the from-source launcher: it runs main.ts under exactly the flags the binary is
- * compiled with, and works when linked onto PATH and started from any directory.
+ * compiled with, and works when linked onto PATH and started from any directory. With npm's deno
+ * on PATH (a Node script that runs the real binary as its child), it runs that binary itself, so
+ * a host's signal reaches the process that serves it.
  *
- * Run: deno test --allow-env --allow-run --allow-read --allow-write tests/wrapper_test.ts
+ * Run: deno test --allow-net=127.0.0.1 --allow-env --allow-run --allow-read --allow-write tests/wrapper_test.ts
  */
 import assert from "node:assert/strict";
 import { getPublicKey } from "nostr-tools/pure";
 import * as nip19 from "nostr-tools/nip19";
 import { shippedFlags } from "../scripts/shipped_flags.ts";
-import { newKey, ROOT } from "./support/tinyagent.ts";
+import { findOnPath, npmDeno } from "./support/npm_deno.ts";
+import { newKey, ROOT, Tinyagent } from "./support/tinyagent.ts";
 
 const WRAPPER = `${ROOT}bin/tinyagent`;
 const decoder = new TextDecoder();
 const posix = Deno.build.os !== "windows";
 
-/** The flags of the wrapper's `exec deno run <flags> "$root/main.ts" "$@"` line. */
+/** The flags of the wrapper's `exec "$deno" run <flags> "$root/main.ts" "$@"` line. */
 function wrapperFlags(script: string): string[] {
   const lines = script.split("\n").filter((line) => line.startsWith("exec "));
   assert.equal(lines.length, 1, "the wrapper has one exec line");
-  const match = lines[0].match(/^exec deno run (.*) "\$root\/main\.ts" "\$@"$/);
+  const match = lines[0].match(/^exec "\$deno" run (.*) "\$root\/main\.ts" "\$@"$/);
   assert.ok(match, `unexpected exec line: ${lines[0]}`);
   return match[1].split(/\s+/);
 }
@@ -93,6 +96,180 @@ Deno.test({
         assert.match(stderr, /unknown flag .--no-such-flag./);
       });
     } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+const shellcheck = posix ? findOnPath("shellcheck") : null;
+const inCI = Boolean(Deno.env.get("CI"));
+if (posix && shellcheck === null && !inCI) {
+  console.warn("note: shellcheck is not installed, so bin/tinyagent's shellcheck test is ignored");
+}
+Deno.test({
+  name: "bin/tinyagent: shellcheck reports nothing",
+  ignore: !posix || (shellcheck === null && !inCI),
+  fn: async () => {
+    assert.ok(
+      shellcheck !== null,
+      "shellcheck is not installed but CI is set; install it (apt-get install -y shellcheck)",
+    );
+    const out = await new Deno.Command(shellcheck, {
+      args: ["bin/tinyagent"],
+      cwd: ROOT,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const report = decoder.decode(out.stdout) + decoder.decode(out.stderr);
+    assert.equal(out.code, 0, report);
+    assert.equal(report, "");
+  },
+});
+
+/** Runs the launcher with `pathDirs` as the whole PATH, from a temporary directory. */
+async function runWithPath(pathDirs: string[], args: string[], cwd: string) {
+  const { code, stdout, stderr } = await new Deno.Command(WRAPPER, {
+    args,
+    cwd,
+    env: { PATH: pathDirs.join(":") },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code, stdout: decoder.decode(stdout), stderr: decoder.decode(stderr) };
+}
+
+/** The PATH of this test with `dir` first. */
+function pathWith(dir: string): string[] {
+  return [dir, ...(Deno.env.get("PATH") ?? "").split(":")];
+}
+
+Deno.test({
+  name: "bin/tinyagent without deno on PATH: one line naming the installers, exit 127",
+  ignore: !posix,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "tinyagent-wrapper-" });
+    try {
+      const { code, stdout, stderr } = await runWithPath([dir], ["--version"], dir);
+      assert.equal(code, 127);
+      assert.equal(stdout, "");
+      assert.equal(stderr.split("\n").length, 2, `one line: ${stderr}`);
+      assert.match(stderr, /^tinyagent: deno is not on PATH \(/);
+      const installer = stderr.indexOf("https://deno.land/install.sh");
+      const npm = stderr.indexOf("npm install -g deno");
+      assert.ok(installer > 0 && npm > installer, `Deno's installer first, npm second: ${stderr}`);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+const node = posix ? findOnPath("node") : null;
+if (posix && node === null) {
+  console.warn("note: node is not on PATH, so the tests with npm's deno are ignored");
+}
+
+Deno.test({
+  name: "bin/tinyagent with npm's deno on PATH runs the real binary it ships, wherever npm put it",
+  ignore: node === null,
+  fn: async (t) => {
+    const places = ["beside bin.cjs", "in the platform package", "in the hoisted platform package"] as const;
+    for (const place of places) {
+      await t.step(`the binary ${place}: --version, and bin.cjs never runs`, async () => {
+        const dir = await Deno.makeTempDir({ prefix: "tinyagent-npm-deno-" });
+        try {
+          const npm = await npmDeno(dir, place);
+          const { code, stdout, stderr } = await runWithPath(pathWith(npm.binDir), ["--version"], dir);
+          assert.equal(code, 0, stderr);
+          assert.match(stdout, /^tinyagent 0\.\d+\.\d+/);
+          assert.match(stdout, /from source/);
+          assert.equal(await npm.ran(), false, "bin.cjs (node) ran: the launcher did not run the binary");
+        } finally {
+          await Deno.remove(dir, { recursive: true });
+        }
+      });
+    }
+
+    await t.step("a bin.cjs whose package.json names another package is run as it is", async () => {
+      const dir = await Deno.makeTempDir({ prefix: "tinyagent-npm-deno-" });
+      try {
+        const other = await npmDeno(dir, "beside bin.cjs", "deno-tools");
+        const { code, stdout, stderr } = await runWithPath(pathWith(other.binDir), ["--version"], dir);
+        assert.equal(code, 0, stderr);
+        assert.match(stdout, /^tinyagent 0\.\d+\.\d+/);
+        assert.equal(await other.ran(), true, "the launcher went around a bin.cjs that is not npm's deno");
+      } finally {
+        await Deno.remove(dir, { recursive: true });
+      }
+    });
+  },
+});
+
+/** The pids of every process under `pid` (`ps` lists each process with its parent). */
+async function descendants(pid: number): Promise<number[]> {
+  const out = await new Deno.Command("ps", { args: ["-A", "-o", "pid=", "-o", "ppid="], stderr: "inherit" })
+    .output();
+  const parents = new Map<number, number[]>();
+  for (const line of decoder.decode(out.stdout).trim().split("\n")) {
+    const [child, parent] = line.trim().split(/\s+/).map(Number);
+    parents.set(parent, [...(parents.get(parent) ?? []), child]);
+  }
+  const found: number[] = [];
+  const visit = (p: number) => (parents.get(p) ?? []).forEach((c) => (found.push(c), visit(c)));
+  visit(pid);
+  return found;
+}
+
+/** Those of `pids` that are still processes. */
+async function alive(pids: number[]): Promise<number[]> {
+  const out = await new Deno.Command("ps", { args: ["-A", "-o", "pid="] }).output();
+  const running = new Set(decoder.decode(out.stdout).trim().split(/\s+/).map(Number));
+  return pids.filter((pid) => running.has(pid));
+}
+
+Deno.test({
+  name: "bin/tinyagent mcp with npm's deno on PATH: SIGTERM to the launched pid ends it all, status 0",
+  ignore: node === null,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "tinyagent-npm-deno-" });
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = listener.addr.port;
+    listener.close();
+    const npm = await npmDeno(dir, "beside bin.cjs");
+    const facade = new Tinyagent({
+      bin: WRAPPER,
+      args: ["mcp", "--relay", `http://127.0.0.1:${port}`],
+      env: { PATH: pathWith(npm.binDir).join(":"), TINY_PRIVATE_KEY: newKey().hex },
+    });
+    let below: number[] = [];
+    try {
+      const answer = await facade.request("initialize", {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "wrapper_test", version: "0" },
+      });
+      assert.ok(answer.result, JSON.stringify(answer));
+      below = await descendants(facade.child.pid);
+      facade.child.kill("SIGTERM");
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const status = await Promise.race([
+        facade.child.status,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error("still running 5 s after SIGTERM")), 5000);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      // Nothing the launch started outlives it, and it ended as tinyagent ends at SIGTERM.
+      const left = await alive([facade.child.pid, ...below]);
+      assert.deepEqual(
+        { left, code: status.code, signal: status.signal },
+        { left: [], code: 0, signal: null },
+        facade.stderr,
+      );
+      assert.equal(await npm.ran(), false, "bin.cjs (node) ran: the launched process was not the real deno");
+    } finally {
+      for (const pid of await alive(below)) Deno.kill(pid, "SIGKILL");
+      await facade.kill();
       await Deno.remove(dir, { recursive: true });
     }
   },

@@ -1,7 +1,7 @@
 // `deno task relay`: the strict relay the tests use, as a program to try tinyagent against. It
 // listens on 127.0.0.1, is members-only with the agent key as its one member, reports an active
-// agent grant for it, prints ready-to-paste `tinyagent mcp` and `diagnose` lines, and runs until
-// SIGINT or SIGTERM.
+// agent grant for it, prints ready-to-paste `tinyagent mcp` and `diagnose` lines and its own process
+// id, and runs until SIGINT or SIGTERM.
 
 import { generateSecretKey, getPublicKey } from "nostr-tools/pure";
 import * as nip19 from "nostr-tools/nip19";
@@ -27,7 +27,11 @@ active agent grant (what browsegrant, and so diagnose, reports) for
   kinds  ${SCOPE.kinds.join(", ")}
          (every kind tinyagent's write tools publish).
 It prints the agent key and ready-to-paste tinyagent mcp and diagnose lines, for the release
-binary and for a checkout (deno task start).
+binary and for a checkout (deno task start), and its own process id on a "# pid N" line:
+kill N stops it (SIGTERM, as Ctrl-C does). Signal that pid, not the one a shell started:
+deno task runs the relay as its child, and npm's deno is a Node program that runs Deno as
+its child and does not pass signals on. In a shell, with the relay's output in "$log":
+  kill "$(sed -n 's/^# pid *//p' "$log")"
 
   --port N          the port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
   --prefix /r/NAME  a tenant prefix: the relay is then http://127.0.0.1:PORT/r/NAME
@@ -99,8 +103,11 @@ export function parseRelayArgs(argv: string[]): RelayArgs {
   return parsed;
 }
 
-/** What the relay prints once it listens: comments, the key line when generated, and commands. */
-export function banner(url: string, pubkey: string, secretHex?: string): string {
+/**
+ * What the relay prints once it listens: comments (its process id among them), the key line when
+ * generated, and commands.
+ */
+export function banner(url: string, pubkey: string, pid: number, secretHex?: string): string {
   const npub = nip19.npubEncode(pubkey);
   const mcp = `mcp --relay ${url} --allow-writes`;
   const diagnose = `diagnose --relay ${url}`;
@@ -115,6 +122,7 @@ export function banner(url: string, pubkey: string, secretHex?: string): string 
   return [
     "# tinyagent's strict local relay: NIP-98 checked on every POST, replays refused, members-only.",
     `# relay  ${url}`,
+    `# pid    ${pid}`,
     `# agent  ${npub} (${pubkey}), the only member, role agent`,
     `# grant  active, for room ${SCOPE.rooms.join(", ")} and kinds ${SCOPE.kinds.join(", ")}`,
     "#",
@@ -161,10 +169,12 @@ async function main(argv: string[]): Promise<number> {
     console.error(`relay: cannot listen on 127.0.0.1:${args.port}: ${(error as Error).message}`);
     return 1;
   }
-  console.log(banner(relay.url, pubkey, secret && bytesToHex(secret)));
+  // The signals are handled before the banner says the relay is ready: whoever signals the printed
+  // pid once it is printed stops the relay as Ctrl-C does, never mid-start.
   const stopped = Promise.withResolvers<void>();
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
   for (const signal of signals) Deno.addSignalListener(signal, stopped.resolve);
+  console.log(banner(relay.url, pubkey, Deno.pid, secret && bytesToHex(secret)));
   await stopped.promise;
   for (const signal of signals) Deno.removeSignalListener(signal, stopped.resolve);
   await relay.close();

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { getPublicKey } from "nostr-tools/pure";
 import { hexToBytes } from "@noble/hashes/utils.js";
+import { findOnPath, npmDeno } from "../npm_deno.ts";
 import { command, newKey, runOnce, Tinyagent } from "../tinyagent.ts";
 import { parseRelayArgs, UsageError } from "./main.ts";
 
@@ -13,13 +14,17 @@ const ENV = { NO_COLOR: "1" };
 
 interface RunningTask {
   lines: string[];
+  /** The process started: `deno task`, or what runs it. */
+  pid: number;
+  /** Waits for the exit, sending nothing. */
+  exited(): Promise<{ code: number; stderr: string }>;
   /** Sends SIGTERM (deno task passes it on) and waits for the exit. */
   stop(): Promise<{ code: number; stderr: string }>;
 }
 
-/** `deno task relay <args>`, read up to the last line of what it prints on start. */
-async function startTask(args: string[]): Promise<RunningTask> {
-  const child = command({ bin: Deno.execPath(), args: ["task", "relay", ...args], env: ENV }).spawn();
+/** `<deno> task relay <args>`, read up to the last line of what it prints on start. */
+async function startTask(args: string[], deno = Deno.execPath()): Promise<RunningTask> {
+  const child = command({ bin: deno, args: ["task", "relay", ...args], env: ENV }).spawn();
   await child.stdin.close();
   const stderr = new Response(child.stderr).text();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
@@ -34,19 +39,26 @@ async function startTask(args: string[]): Promise<RunningTask> {
       // nothing more is expected; read to the end so the pipe closes
     }
   })();
+  const exit = (async () => {
+    const status = await child.status;
+    await rest;
+    return { code: status.code, stderr: await stderr };
+  })();
   let stopped: Promise<{ code: number; stderr: string }> | undefined;
   const stop = () =>
     stopped ??= (async () => {
-      child.kill("SIGTERM");
-      const status = await child.status;
-      await rest;
-      return { code: status.code, stderr: await stderr };
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // already ended
+      }
+      return await exit;
     })();
   if (!text.includes(LAST_LINE)) {
     const { code, stderr } = await stop();
     assert.fail(`deno task relay ended (${code}) before printing its lines:\n${text}\n${stderr}`);
   }
-  return { lines: text.split("\n"), stop };
+  return { lines: text.split("\n"), pid: child.pid, exited: () => exit, stop };
 }
 
 /** The printed line starting with `start`, as words. */
@@ -181,4 +193,65 @@ Deno.test("deno task relay: --help, and bad flags in one line with exit 1", asyn
       help: false,
     });
   });
+});
+
+/** Whether something listens on 127.0.0.1:`port`: binding it fails. */
+function portTaken(port: number): boolean {
+  try {
+    Deno.listen({ hostname: "127.0.0.1", port }).close();
+    return false;
+  } catch (error) {
+    if (error instanceof Deno.errors.AddrInUse) return true;
+    throw error;
+  }
+}
+
+/** Starts the relay with `deno`, stops it with a SIGTERM to the pid it prints, and checks the port. */
+async function stopByPrintedPid(deno: string): Promise<void> {
+  const task = await startTask(["--port", "0"], deno);
+  let pid: number | undefined;
+  let signalled = false;
+  try {
+    pid = Number(printed(task.lines, "# pid ")[2]);
+    assert.ok(Number.isSafeInteger(pid) && pid > 0, `a pid: ${pid}`);
+    assert.notEqual(pid, task.pid, "the relay runs under the process started, not as it");
+    const port = Number(new URL(printed(task.lines, "# relay ")[2]).port);
+    assert.equal(portTaken(port), true, "the relay listens on its port");
+    Deno.kill(pid, "SIGTERM");
+    signalled = true;
+    const { code, stderr } = await task.exited();
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /^relay: stopped$/m);
+    assert.equal(portTaken(port), false, "the port is free once what was started has ended");
+  } finally {
+    try {
+      if (Number.isSafeInteger(pid) && pid! > 0 && !signalled) Deno.kill(pid!, "SIGTERM");
+    } finally {
+      await task.stop();
+    }
+  }
+}
+
+const node = Deno.build.os === "windows" ? null : findOnPath("node");
+
+Deno.test({
+  name: "deno task relay prints its pid: a SIGTERM to it stops the relay, whichever deno started it",
+  ignore: Deno.build.os === "windows",
+  fn: async (t) => {
+    await t.step("started by deno itself", () => stopByPrintedPid(Deno.execPath()));
+    await t.step({
+      name: "started by npm's deno, a Node script running deno as its child",
+      ignore: node === null,
+      fn: async () => {
+        const dir = await Deno.makeTempDir({ prefix: "tinyagent-npm-deno-" });
+        try {
+          const npm = await npmDeno(dir, "beside bin.cjs");
+          await stopByPrintedPid(`${npm.binDir}/deno`);
+          assert.equal(await npm.ran(), true, "bin.cjs started the relay");
+        } finally {
+          await Deno.remove(dir, { recursive: true });
+        }
+      },
+    });
+  },
 });
