@@ -75,3 +75,22 @@ Deno.test("no module cycle in lib/", () => {
   for (const file of graph.keys()) visit(file, []);
   assert.deepEqual(cycles, []);
 });
+
+Deno.test("the README's 'How it is built' names every module in lib/, and only those", async () => {
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  const start = readme.indexOf("\n## How it is built\n");
+  assert.ok(start !== -1, "the README has a 'How it is built' section");
+  const end = readme.indexOf("\n## ", start + 1);
+  const section = readme.slice(start, end === -1 ? undefined : end);
+  const named = new Set([...section.matchAll(/`lib\/([a-z_]+\/[a-z0-9_]+\.ts)`/g)].map((match) => match[1]));
+  const files = libFiles();
+  assert.deepEqual(files.filter((file) => !named.has(file)), [], "in lib/ but not in the README's table");
+  assert.deepEqual(
+    [...named].filter((file) => !files.includes(file)).sort(),
+    [],
+    "in the table but not in lib/",
+  );
+  for (const layer of LAYERS) {
+    assert.ok(section.includes(`| \`lib/${layer}/\``), `the layer table names lib/${layer}/`);
+  }
+});

@@ -5,13 +5,16 @@
  *   <!-- readme-check: not here: <why> -->     it cannot run on a development machine, and why
  * and the Claude Desktop configuration (```json, `host config`) is started exactly as a host would.
  * The run blocks get a fresh HOME, `tinyagent` on PATH from this checkout (the README's own link
- * line puts it there), this suite's Deno cache and npm cache, and a `claude` that is Claude Code
- * through npx.
+ * line puts it there), this suite's Deno cache and npm cache, a `claude` that is Claude Code through
+ * npx, and a free RELAY_PORT. The local-relay block then runs again, twice, with npm's `deno` (the
+ * Node wrapper) first on PATH: it must stop its relay either way.
  *
  * Run: deno test --allow-net=127.0.0.1 --allow-env --allow-run --allow-read --allow-write tests/readme_test.ts
  */
 import assert from "node:assert/strict";
+import { findOnPath, npmDeno } from "./support/npm_deno.ts";
 import { ROOT } from "./support/tinyagent.ts";
+import { CONTRACT_READ } from "./support/contract.ts";
 
 const README = `${ROOT}README.md`;
 const CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.332";
@@ -177,6 +180,24 @@ function needsRegistry(block: Block): boolean {
   return /\bnpx\b|^claude /m.test(block.text);
 }
 
+/** A loopback port nothing listens on. */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/** Whether something listens on the loopback port. */
+async function listening(port: number): Promise<boolean> {
+  try {
+    (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The run blocks as one script: each announced on stderr, a relay left running stopped at the end. */
 function script(blocks: Block[]): string {
   return [
@@ -260,8 +281,11 @@ Deno.test({
       await Deno.writeTextFile(`${shims}/claude`, `#!/bin/sh\nexec npx -y ${CLAUDE_CODE} "$@"\n`, {
         mode: 0o755,
       });
+      const relayPort = freePort();
       const env: Record<string, string> = {
         HOME: home,
+        RELAY_PORT: String(relayPort),
+        DENO_NO_UPDATE_CHECK: "1",
         // As a reader's: ~/.local/bin first (the README links tinyagent there), then deno and npx.
         PATH: `${home}/.local/bin:${shims}:${denoBin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
         DENO_DIR: await denoDir(),
@@ -284,16 +308,31 @@ Deno.test({
         assert.equal(result.code, 0, output.slice(-6000));
       });
 
-      await t.step("each did what the README says", () => {
+      await t.step("each did what the README says", async () => {
         assert.match(key, /^[0-9a-f]{64}$/, "keygen appended a key line to ~/.hermes/.env");
+        assert.equal(
+          (await Deno.stat(`${home}/.hermes/.env`)).mode! & 0o777,
+          0o600,
+          "only the reader may read it",
+        );
+        assert.match(result.stdout, /^tinyagent's packages are cached$/m, "deno cache, checked");
         assert.match(result.stdout, /run from source\)/, "tinyagent --version from the linked checkout");
         assert.match(result.stdout, /^npub: npub1[0-9a-z]+$/m, "whoami");
         assert.match(result.stdout, /^verdict: ok$/m, "diagnose against the local relay");
         assert.match(result.stdout, /^verdict: needs-grant$/m, "diagnose asking for a room the grant lacks");
         assert.match(result.stdout, /^exit status 2$/m);
         assert.match(result.stdout, /^sandbox: confined$/m, "sandbox-check");
+        const offered = new RegExp(`^offered to a host, in order \\(${CONTRACT_READ.length + 1}\\):$`, "m");
+        assert.match(result.stdout, offered, "tinyagent tools: the read tools and tiny_diagnose");
+        assert.match(
+          result.stdout,
+          /"tool":"list_rooms","arguments":\{"limit":5\}/,
+          "tinyagent call, a read",
+        );
+        assert.match(result.stdout, /"accepted":true/, "tinyagent call, a write signed and published");
+        assert.ok(!await listening(relayPort), "the README's kill stopped the relay: its port is free");
+        assert.match(result.stdout, /relay received \d+ signed POSTs; tinyagent exited 0/, "the demo");
         if (!OFFLINE) {
-          assert.match(result.stdout, /relay received \d+ signed POSTs; tinyagent exited 0/, "the demo");
           assert.match(
             result.stdout,
             /tiny: tinyagent mcp --relay https:\/\/relay\.example\.test - ✔ Connected/,
@@ -312,6 +351,8 @@ Deno.test({
           const config = await Deno.readTextFile(`${home}/.claude.json`);
           assert.ok(config.includes('"TINY_PRIVATE_KEY": "${TINY_PRIVATE_KEY}"'), config);
           assert.ok(!config.includes(key));
+          // -s user: the top-level mcpServers, there in every directory, not one project's.
+          assert.ok(JSON.parse(config).mcpServers?.tiny, "the user scope holds the server");
         },
       });
 
@@ -327,6 +368,29 @@ Deno.test({
         const npub = /^npub: (npub1[0-9a-z]+)$/m.exec(result.stdout)?.[1];
         assert.ok(npub && stderr.includes(` as ${npub}:`), stderr);
         assert.ok(!(answer + stderr).includes(key));
+      });
+      await t.step({
+        name: "the local-relay block stops its relay with npm's deno (a Node wrapper) too, twice in a row",
+        ignore: findOnPath("node") === null,
+        fn: async () => {
+          const block = blocks.find((candidate) => candidate.text.includes("deno task relay"))!;
+          // The block needs the key in the shell, as the README's earlier export line puts it there.
+          const exportKey = blocks.flatMap((candidate) => candidate.text.split("\n"))
+            .find((line) => line.startsWith('export "$(grep'))!;
+          const npm = await npmDeno(`${home}/npm-deno`, "beside bin.cjs");
+          const wrapped = { ...env, PATH: `${npm.binDir}:${env.PATH}` };
+          for (const attempt of [1, 2]) {
+            const again = await sh(
+              `set -e\n${exportKey}\n${block.text}`,
+              wrapped,
+              AbortSignal.timeout(120_000),
+            );
+            assert.equal(again.code, 0, `attempt ${attempt}: ${again.stdout}\n${again.stderr}`);
+            assert.match(again.stdout, /^verdict: ok$/m, `attempt ${attempt}: the relay started on its port`);
+            assert.ok(!await listening(relayPort), `attempt ${attempt}: the relay's port is free again`);
+          }
+          assert.ok(await npm.ran(), "the block's deno was npm's wrapper");
+        },
       });
     } finally {
       await Deno.remove(home, { recursive: true });

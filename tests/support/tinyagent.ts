@@ -59,6 +59,8 @@ export function newKey(): TestKey {
 export function loaderEnv(): Record<string, string> {
   const env: Record<string, string> = { DENO_NO_UPDATE_CHECK: "1" };
   for (const name of ["DENO_DIR", "DENO_CERT", "DENO_TLS_CA_STORE", "NODE_EXTRA_CA_CERTS"]) {
+    // A caller without env permission (the bench) passes its own environment on as it is.
+    if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") continue;
     const value = Deno.env.get(name);
     if (value) env[name] = value;
   }
