@@ -1,11 +1,10 @@
-// NIP-98 proofs and relay headers (facade.md, "Relay protocol"): checked with
-// nostr-tools, never with our own signing code.
+// NIP-98 proofs (facade.md, "Relay protocol"): checked with nostr-tools, never with our own
+// signing code.
 
 import assert from "node:assert/strict";
 import { generateSecretKey, getPublicKey, verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { encodeHeaderValue } from "../../lib/relay/request.ts";
 import { Signer } from "../../lib/key/signer.ts";
 
 /** A Signer for `secretKey`, built the way tinyagent builds one: from the variable's value. */
@@ -57,14 +56,4 @@ Deno.test("authorization: a kind 27235 event bound to the URL, POST and the body
       bytesToHex(sha256(large)),
     ]);
   });
-});
-
-Deno.test("Mcp-Name: plain ASCII as is, anything else as =?base64?…?=", () => {
-  assert.equal(encodeHeaderValue("read_room"), "read_room");
-  assert.equal(encodeHeaderValue("outil_é"), `=?base64?${btoa("outil_\xc3\xa9")}?=`);
-  assert.equal(encodeHeaderValue("tab\there"), `=?base64?${btoa("tab\there")}?=`);
-  const decoded = new TextDecoder().decode(
-    Uint8Array.from(atob(encodeHeaderValue("名前").slice(9, -2)), (c) => c.charCodeAt(0)),
-  );
-  assert.equal(decoded, "名前");
 });
