@@ -55,6 +55,24 @@ export const CONTRACT_WRITE: readonly string[] = Object.keys(CONTRACT_KINDS);
 /** The one tool the facade answers itself, always offered last in `tools/list` (facade.md, "Exposed tools"). */
 export const TINY_DIAGNOSE = "tiny_diagnose";
 
+/**
+ * Relay tools never offered, whatever the flags: `publish_event` and `read_management`, which the
+ * contract names, and relay tools in neither list (facade.md, "Exposed tools").
+ */
+export const HIDDEN_RELAY_TOOLS: readonly string[] = [
+  "publish_event",
+  "read_management",
+  "set_status",
+  "publish_site",
+  "create_room",
+  "ban_pubkey",
+  "allow_pubkey",
+  "grant_agent",
+  "revoke_agent",
+  "list_agents",
+  "change_relay_name",
+];
+
 // --- Host protocol -------------------------------------------------------------------------------
 
 /** Handshake versions `initialize` answers as asked (facade.md, "Host protocol", `initialize`). */
