@@ -2,9 +2,14 @@
 // restricted to the exposed set, in exposure order, each made a valid MCP tool.
 
 import assert from "node:assert/strict";
-import { DIAGNOSE_TOOL, resolveExposure } from "../../lib/facade/tools.ts";
+import { resolveExposure } from "../../lib/facade/tools.ts";
 import { exposedTable } from "../../lib/facade/exposed_table.ts";
-import { CONTRACT_READ, CONTRACT_WRITE, HIDDEN_RELAY_TOOLS as HIDDEN } from "../support/contract.ts";
+import {
+  CONTRACT_READ,
+  CONTRACT_WRITE,
+  HIDDEN_RELAY_TOOLS as HIDDEN,
+  TINY_DIAGNOSE,
+} from "../support/contract.ts";
 
 function names(result: ReturnType<typeof resolveExposure>): string[] {
   assert.ok(result.ok, `expected ok, got ${JSON.stringify(result)}`);
@@ -58,10 +63,10 @@ Deno.test("exposedTable", async (t) => {
     }
   });
   await t.step("ignores a relay tool named tiny_diagnose", () => {
-    const relay = [relayEntry(DIAGNOSE_TOOL, { description: "relay impostor" }), relayEntry("read_room")];
+    const relay = [relayEntry(TINY_DIAGNOSE, { description: "relay impostor" }), relayEntry("read_room")];
     assert.deepEqual(tableOf(relay, ["read_room"]).map((entry) => entry.name), ["read_room"]);
     // Even if the exposed list names it, the relay's entry is never offered.
-    const table = tableOf(relay, [DIAGNOSE_TOOL, "read_room"]);
+    const table = tableOf(relay, [TINY_DIAGNOSE, "read_room"]);
     assert.deepEqual(table.map((entry) => entry.name), ["read_room"]);
     assert.ok(!JSON.stringify(table).includes("relay impostor"));
   });

@@ -157,6 +157,32 @@ export function structuredTruncationNote(total: number | string): string {
   return `[structuredContent truncated: ${total} bytes exceeds the ${STRUCTURED_LIMIT_BYTES} byte limit]`;
 }
 
+/** What replaces `structuredContent` over the bound (facade.md, "Bounds"). */
+export function structuredTruncated(total: number): { truncated: true; bytes: number } {
+  return { truncated: true, bytes: total };
+}
+
+const HOLE = "\u0000";
+
+/** A wording as a pattern: its text escaped, each hole the number given or any number, captured. */
+function patternOf(text: string, ...numbers: (number | undefined)[]): string {
+  let hole = 0;
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replaceAll(HOLE, () => {
+    const number = numbers[hole++];
+    return number === undefined ? "(\\d+)" : String(number);
+  });
+}
+
+/** The truncation marker ending a text; a number left out matches any, captured (facade.md, "Bounds"). */
+export function truncationMarkerPattern(shown?: number, total?: number): RegExp {
+  return new RegExp(`${patternOf(truncationMarker(HOLE, HOLE), shown, total)}$`);
+}
+
+/** The structuredContent note ending a line; a total left out matches any, captured (facade.md, "Bounds"). */
+export function structuredTruncationNotePattern(total?: number): RegExp {
+  return new RegExp(`${patternOf(structuredTruncationNote(HOLE), total)}$`, "m");
+}
+
 // --- tiny_diagnose -------------------------------------------------------------------------------
 
 /** The six verdicts (facade.md, "Exposed tools", `tiny_diagnose`). */
