@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { getPublicKey } from "nostr-tools/pure";
 import * as nip19 from "nostr-tools/nip19";
 import { shippedFlags } from "../scripts/shipped_flags.ts";
+import { USAGE_EXIT } from "./support/contract.ts";
 import { newKey, ROOT } from "./support/tinyagent.ts";
 
 const WRAPPER = `${ROOT}bin/tinyagent`;
@@ -88,7 +89,7 @@ Deno.test({
           `${dir}/elsewhere`,
           env,
         );
-        assert.equal(code, 1);
+        assert.equal(code, USAGE_EXIT);
         assert.equal(stdout, "");
         assert.match(stderr, /unknown flag .--no-such-flag./);
       });
