@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { type Classified, classify, parseGrantAnswer } from "../../lib/diagnose/classify.ts";
 import type { HttpOutcome } from "../../lib/relay/answer.ts";
 import { grantResult, http, NO_ANSWER } from "../support/browsegrant.ts";
+import { FAILURE_CLASSES } from "../support/contract.ts";
 
 Deno.test("classify: every row of the browsegrant table", async (t) => {
   const rows: [string, HttpOutcome, Partial<Classified> & { kind: Classified["kind"] }][] = [
@@ -67,6 +68,13 @@ Deno.test("classify: every row of the browsegrant table", async (t) => {
       }
     });
   }
+  await t.step("the classes are the contract's, each one produced by some row", () => {
+    const classes = new Set(
+      rows.map(([, outcome]) => classify(outcome)).map((got) => "class" in got ? got.class : undefined),
+    );
+    classes.delete(undefined);
+    assert.deepEqual([...classes].sort(), [...FAILURE_CLASSES].sort());
+  });
   await t.step("the relay's message is carried", () => {
     const got = classify(http(401, { error: "auth-required: token expired" }));
     assert.ok(got.kind === "failure" && got.message.includes("auth-required: token expired"));

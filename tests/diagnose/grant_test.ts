@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { exitCode } from "../../lib/diagnose/report.ts";
+import { VERDICT_EXIT } from "../support/contract.ts";
 import { grantResult, http, KEY, PUBKEY, RELAY, reportFor } from "../support/browsegrant.ts";
 
 Deno.test("buildReport: a 200 answer", async (t) => {
@@ -13,7 +14,7 @@ Deno.test("buildReport: a 200 answer", async (t) => {
       asked,
     );
     assert.equal(report.verdict, "ok");
-    assert.equal(exitCode(report.verdict), 0);
+    assert.equal(exitCode(report.verdict), VERDICT_EXIT["ok"]);
     assert.equal(report.relay, RELAY);
     assert.equal(report.pubkey, PUBKEY);
     assert.equal(report.npub, KEY.npub);
@@ -37,7 +38,7 @@ Deno.test("buildReport: a 200 answer", async (t) => {
     const missing = { rooms: ["ops", "deploy"], kinds: [43001] };
     const report = reportFor(http(200, { result: grantResult({ missing }) }), asked);
     assert.equal(report.verdict, "needs-grant");
-    assert.equal(exitCode(report.verdict), 2);
+    assert.equal(exitCode(report.verdict), VERDICT_EXIT["needs-grant"]);
     for (const name of ["ops", "deploy", "43001", "request_grant"]) {
       assert.ok(report.advice.includes(name), `advice names ${name}: ${report.advice}`);
     }
@@ -79,7 +80,7 @@ Deno.test("buildReport: a 200 answer", async (t) => {
         kinds: [9],
       });
       assert.equal(report.verdict, "needs-grant");
-      assert.equal(exitCode(report.verdict), 2);
+      assert.equal(exitCode(report.verdict), VERDICT_EXIT["needs-grant"]);
       assert.match(report.advice, advice);
       assert.equal(report.checks.grant.status, "fail");
       assert.equal(report.checks.authentication.status, "pass");
@@ -91,7 +92,7 @@ Deno.test("buildReport: a 200 answer", async (t) => {
       { rooms: ["general"], kinds: [9] },
     );
     assert.equal(report.verdict, "not-a-member");
-    assert.equal(exitCode(report.verdict), 2);
+    assert.equal(exitCode(report.verdict), VERDICT_EXIT["not-a-member"]);
     assert.equal(report.checks.membership.status, "fail");
     assert.equal(report.checks.membership.member, false);
     assert.equal(report.checks.authentication.status, "pass");
@@ -109,7 +110,7 @@ Deno.test("buildReport: a 200 answer", async (t) => {
       };
       const report = reportFor(http(200, { result }), { rooms: ["ops"], kinds: [43001] });
       assert.equal(report.verdict, "ok");
-      assert.equal(exitCode(report.verdict), 0);
+      assert.equal(exitCode(report.verdict), VERDICT_EXIT["ok"]);
       assert.equal(report.request_grant, undefined);
       assert.deepEqual(report.checks.coverage.missing, { rooms: [], kinds: [] });
       assert.ok(report.advice.includes(role));

@@ -2,24 +2,13 @@
 // safety properties every report holds.
 
 import assert from "node:assert/strict";
-import { exitCode, type Verdict } from "../../lib/diagnose/report.ts";
+import { exitCode } from "../../lib/diagnose/report.ts";
 import { renderReport } from "../../lib/diagnose/render.ts";
 import { grantResult, http, KEY, NO_ANSWER, reportFor } from "../support/browsegrant.ts";
+import { type ContractVerdict, VERDICT_EXIT, VERDICTS } from "../support/contract.ts";
 
-/** The verdict contract: exit 0 for ok, 2 for the relay refusing access, 3 otherwise. */
-const EXIT: Record<Verdict, number> = {
-  "ok": 0,
-  "needs-grant": 2,
-  "not-a-member": 2,
-  "unauthorized": 2,
-  "unreachable": 3,
-  "error": 3,
-};
-
-Deno.test("exitCode per verdict", () => {
-  for (const [verdict, code] of Object.entries(EXIT)) {
-    assert.equal(exitCode(verdict as Verdict), code, verdict);
-  }
+Deno.test("exitCode per verdict: 0 for ok, 2 for the relay refusing access, 3 otherwise", () => {
+  for (const verdict of VERDICTS) assert.equal(exitCode(verdict), VERDICT_EXIT[verdict], verdict);
 });
 
 Deno.test("buildReport: failures and old relays", async (t) => {
@@ -29,7 +18,7 @@ Deno.test("buildReport: failures and old relays", async (t) => {
       kinds: [9],
     });
     assert.equal(report.verdict, "ok");
-    assert.equal(exitCode(report.verdict), 0);
+    assert.equal(exitCode(report.verdict), VERDICT_EXIT["ok"]);
     assert.equal(report.checks.authentication.status, "pass");
     assert.equal(report.checks.authentication.class, undefined);
     assert.equal(report.checks.membership.status, "skip");
@@ -38,7 +27,7 @@ Deno.test("buildReport: failures and old relays", async (t) => {
   await t.step("401: unauthorized, class authorization", () => {
     const report = reportFor(http(401, { error: "auth-required: token expired" }));
     assert.equal(report.verdict, "unauthorized");
-    assert.equal(exitCode(report.verdict), 2);
+    assert.equal(exitCode(report.verdict), VERDICT_EXIT["unauthorized"]);
     assert.equal(report.checks.authentication.status, "fail");
     assert.equal(report.checks.authentication.class, "authorization");
     assert.equal(report.checks.authentication.http_status, 401);
@@ -56,7 +45,7 @@ Deno.test("buildReport: failures and old relays", async (t) => {
       for (const error of ["restricted: this relay is members-only", "restricted: Members only relay"]) {
         const report = reportFor(http(403, { error }), { rooms: ["general"], kinds: [] });
         assert.equal(report.verdict, "not-a-member", error);
-        assert.equal(exitCode(report.verdict), 2);
+        assert.equal(exitCode(report.verdict), VERDICT_EXIT["not-a-member"]);
         assert.equal(report.checks.authentication.status, "pass");
         assert.equal(report.checks.authentication.class, undefined);
         assert.equal(report.checks.membership.status, "fail");
@@ -75,7 +64,7 @@ Deno.test("buildReport: failures and old relays", async (t) => {
   await t.step("429: unreachable, class rate-limited, advice says to retry", () => {
     const report = reportFor(http(429, { error: "rate-limited: slow down" }));
     assert.equal(report.verdict, "unreachable");
-    assert.equal(exitCode(report.verdict), 3);
+    assert.equal(exitCode(report.verdict), VERDICT_EXIT["unreachable"]);
     assert.equal(report.checks.authentication.status, "fail");
     assert.equal(report.checks.authentication.class, "rate-limited");
     assert.match(report.advice, /retry/i);
@@ -92,7 +81,7 @@ Deno.test("buildReport: failures and old relays", async (t) => {
     await t.step(`${name}: error, class protocol`, () => {
       const report = reportFor(outcome);
       assert.equal(report.verdict, "error");
-      assert.equal(exitCode(report.verdict), 3);
+      assert.equal(exitCode(report.verdict), VERDICT_EXIT["error"]);
       assert.equal(report.checks.authentication.status, "fail");
       assert.equal(report.checks.authentication.class, "protocol");
     });
@@ -110,7 +99,7 @@ Deno.test("buildReport: failures and old relays", async (t) => {
     await t.step(`${name}: unreachable, never a working signature`, () => {
       const report = reportFor(outcome);
       assert.equal(report.verdict, "unreachable");
-      assert.equal(exitCode(report.verdict), 3);
+      assert.equal(exitCode(report.verdict), VERDICT_EXIT["unreachable"]);
       assert.notEqual(report.checks.authentication.status, "pass");
       assert.equal(report.checks.reachability.status, "fail");
     });
@@ -156,7 +145,7 @@ Deno.test("buildReport: the safety properties", async (t) => {
         const report = reportFor(http(status, error === "" ? "" : { error }));
         assert.notEqual(report.verdict, "unreachable", `${status} ${error}`);
         assert.ok(["unauthorized", "not-a-member"].includes(report.verdict), `${status} ${error}`);
-        assert.equal(exitCode(report.verdict), 2);
+        assert.equal(exitCode(report.verdict), VERDICT_EXIT[report.verdict as ContractVerdict]);
       }
     }
   });
@@ -170,8 +159,8 @@ Deno.test("buildReport: the safety properties", async (t) => {
       }
     }
   });
-  await t.step("every verdict is one of the six", () => {
-    const verdicts = new Set(Object.keys(EXIT));
+  await t.step(`every verdict is one of the ${VERDICTS.length}`, () => {
+    const verdicts = new Set<string>(VERDICTS);
     for (
       const outcome of [
         http(200, { result: grantResult() }),

@@ -2,6 +2,7 @@
 
 import assert from "node:assert/strict";
 import { DIAGNOSE_ENTRY, parseAsked } from "../../lib/diagnose/tool.ts";
+import { TINY_DIAGNOSE } from "../support/contract.ts";
 
 Deno.test("parseAsked", async (t) => {
   await t.step("valid arguments, duplicates dropped", () => {
@@ -45,7 +46,7 @@ Deno.test("parseAsked", async (t) => {
 });
 
 Deno.test("DIAGNOSE_ENTRY matches its arguments", () => {
-  assert.equal(DIAGNOSE_ENTRY.name, "tiny_diagnose");
+  assert.equal(DIAGNOSE_ENTRY.name, TINY_DIAGNOSE);
   const schema = DIAGNOSE_ENTRY.inputSchema as { type: string; properties: Record<string, unknown> };
   assert.equal(schema.type, "object");
   assert.deepEqual(Object.keys(schema.properties).sort(), ["kinds", "rooms"]);
