@@ -130,6 +130,9 @@ export function authorizationRefusalText(kind: number | string, tool: string): s
 /** HTTP 401/403 and `restricted:`/`auth-required:` refusals (facade.md, "Errors"). */
 export const PERMISSION_PREFIX = "permission: ";
 
+/** Relay refusals inside an `isError` result that gain the `permission: ` prefix (facade.md, "Errors"). */
+export const PERMISSION_MARKED: readonly string[] = ["restricted:", "auth-required:"];
+
 /** Connection failure, timeout, invalid response or HTTP 5xx (facade.md, "Errors"). */
 export const TRANSPORT_PREFIX = "transport: ";
 
