@@ -1,7 +1,10 @@
 // The `tiny_diagnose` tool (facade.md, "Exposed tools"): its entry and its arguments.
 
 import assert from "node:assert/strict";
-import { DIAGNOSE_ENTRY, parseAsked } from "../../lib/diagnose/tool.ts";
+import { DIAGNOSE_ENTRY, diagnoseTool, parseAsked } from "../../lib/diagnose/tool.ts";
+import type { Asked } from "../../lib/diagnose/classify.ts";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { http, NO_ANSWER, reportFor } from "../support/browsegrant.ts";
 import { TINY_DIAGNOSE } from "../support/contract.ts";
 
 Deno.test("parseAsked", async (t) => {
@@ -50,4 +53,43 @@ Deno.test("DIAGNOSE_ENTRY matches its arguments", () => {
   const schema = DIAGNOSE_ENTRY.inputSchema as { type: string; properties: Record<string, unknown> };
   assert.equal(schema.type, "object");
   assert.deepEqual(Object.keys(schema.properties).sort(), ["kinds", "rooms"]);
+});
+
+Deno.test("diagnoseTool: the report as a result that is never an error, whatever the verdict", async (t) => {
+  const outcomes = [
+    ["ok", http(400, { error: "unsupported: browsegrant" })],
+    ["unauthorized", http(401, { error: "auth-required: token expired" })],
+    ["error", http(404, "not found", "text/plain")],
+    ["unreachable", NO_ANSWER],
+  ] as const;
+  for (const [verdict, outcome] of outcomes) {
+    await t.step(verdict, async () => {
+      const asked: Asked[] = [];
+      const tool = diagnoseTool((given) => {
+        asked.push(given);
+        return Promise.resolve(reportFor(outcome, given));
+      });
+      const result = await tool.call({ rooms: ["general", "general"], kinds: [9] });
+      assert.deepEqual(asked, [{ rooms: ["general"], kinds: [9] }], "the arguments, read and deduplicated");
+      const report = result.structuredContent as { verdict: string; advice: string };
+      assert.equal(report.verdict, verdict);
+      assert.equal(result.isError, false);
+      assert.deepEqual(result.content, [{ type: "text", text: `${verdict}: ${report.advice}` }]);
+      assert.ok(CallToolResultSchema.safeParse(result).success);
+    });
+  }
+  await t.step("bad arguments: a tool error naming the field, and no relay call", async () => {
+    let runs = 0;
+    const tool = diagnoseTool(() => {
+      runs++;
+      return Promise.reject(new Error("not called"));
+    });
+    const result = await tool.call({ kinds: ["9"] });
+    assert.equal(result.isError, true);
+    assert.match(result.content[0].text!, /^invalid arguments: kinds/);
+    assert.equal(runs, 0);
+  });
+  await t.step("the entry is the tool's own", () => {
+    assert.equal(diagnoseTool(() => Promise.reject(new Error())).entry, DIAGNOSE_ENTRY);
+  });
 });
