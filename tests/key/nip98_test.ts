@@ -6,6 +6,7 @@ import { generateSecretKey, getPublicKey, verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { Signer } from "../../lib/key/signer.ts";
+import { AUTH_KIND, authorizationHeader, proofTags } from "../../lib/key/nip98.ts";
 import { NIP98_KIND } from "../support/contract.ts";
 
 /** A Signer for `secretKey`, built the way tinyagent builds one: from the variable's value. */
@@ -74,4 +75,18 @@ Deno.test("authorization: the payload tag covers the exact bytes of a valid but 
   const payload = event.tags.find((tag: string[]) => tag[0] === "payload");
   assert.deepEqual(payload, ["payload", bytesToHex(sha256(body))], "the SHA-256 of the bytes as given");
   assert.notEqual(payload[1], bytesToHex(sha256(reserialized)), "not of the body parsed and written again");
+});
+
+Deno.test("the proof's pieces: the kind, the tags in order, the header's encoding", () => {
+  assert.equal(AUTH_KIND, NIP98_KIND);
+  assert.deepEqual(proofTags("https://r.test/mcp", "POST", "ab".repeat(32), "cd".repeat(12)), [
+    ["u", "https://r.test/mcp"],
+    ["method", "POST"],
+    ["payload", "ab".repeat(32)],
+    ["nonce", "cd".repeat(12)],
+  ]);
+  const event = { kind: NIP98_KIND, content: "é ✓", tags: [["u", "https://r.test/mcp"]] };
+  const header = authorizationHeader(event);
+  assert.match(header, /^Nostr [A-Za-z0-9+/]+=*$/, "standard Base64, padded");
+  assert.deepEqual(decode(header), event, "UTF-8 JSON inside");
 });
