@@ -24,7 +24,10 @@ Deno.test("the JSON-RPC codes are the contract's", () => {
 Deno.test("toolError: one text block, isError, structuredContent only when given", async (t) => {
   await t.step("text only", () => {
     const result = toolError(`${contract.TRANSPORT_PREFIX}no answer`);
-    assert.deepEqual(result, { content: [{ type: "text", text: "transport: no answer" }], isError: true });
+    assert.deepEqual(result, {
+      content: [{ type: "text", text: `${contract.TRANSPORT_PREFIX}no answer` }],
+      isError: true,
+    });
     assert.ok(!("structuredContent" in result), "no structuredContent key at all");
     assert.ok(CallToolResultSchema.safeParse(result).success);
   });
