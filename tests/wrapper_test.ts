@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { getPublicKey } from "nostr-tools/pure";
 import * as nip19 from "nostr-tools/nip19";
 import { shippedFlags } from "../scripts/shipped_flags.ts";
+import { USAGE_EXIT } from "./support/contract.ts";
 import { findOnPath, npmDeno } from "./support/npm_deno.ts";
 import { newKey, ROOT, Tinyagent } from "./support/tinyagent.ts";
 
@@ -91,7 +92,7 @@ Deno.test({
           `${dir}/elsewhere`,
           env,
         );
-        assert.equal(code, 1);
+        assert.equal(code, USAGE_EXIT);
         assert.equal(stdout, "");
         assert.match(stderr, /unknown flag .--no-such-flag./);
       });

@@ -37,16 +37,17 @@ export async function tunnel(tcp: Deno.TcpConn, authority: string, proxy: Proxy)
   const head = await reader.takeUntil(HEAD_END, MAX_PROXY_HEAD_BYTES);
   if (head === undefined) throw new TunnelError(`the proxy ${proxy.display} closed the connection`);
   if (head === "too long") throw new TunnelError(`the proxy ${proxy.display} answered oddly`);
-  const statusLine = printable(
-    head.subarray(0, head.indexOf(0x0d) === -1 ? head.length : head.indexOf(0x0d)),
-  );
+  // The whole line is redacted first, then cut for the log: a cut could split a secret, and a split
+  // secret would no longer be found.
+  const line = head.subarray(0, head.indexOf(0x0d) === -1 ? head.length : head.indexOf(0x0d));
+  const statusLine = printable(redact(latin1(line), proxy));
   const status = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(statusLine)?.[1];
   if (status === undefined) {
     throw new TunnelError(
-      `the proxy ${proxy.display} did not answer in HTTP: ${JSON.stringify(redact(statusLine, proxy))}`,
+      `the proxy ${proxy.display} did not answer in HTTP: ${JSON.stringify(statusLine)}`,
     );
   }
-  const shown = redact(statusLine, proxy);
+  const shown = statusLine;
   if (status === "407") {
     throw new TunnelError(
       proxy.authorization
@@ -63,11 +64,19 @@ export async function tunnel(tcp: Deno.TcpConn, authority: string, proxy: Proxy)
 }
 
 /** At most 80 characters, control characters shown as `?`: the proxy's words go into a log line. */
-function printable(bytes: Uint8Array): string {
-  let text = "";
-  for (const byte of bytes.subarray(0, 80)) {
-    text += byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : "?";
+function printable(text: string): string {
+  let shown = "";
+  for (const char of text.slice(0, 80)) {
+    const code = char.charCodeAt(0);
+    shown += code >= 0x20 && code < 0x7f ? char : "?";
   }
+  return shown;
+}
+
+/** Bytes as Latin-1 text, one character per byte (a status line is at most the head's 16 KiB). */
+function latin1(bytes: Uint8Array): string {
+  let text = "";
+  for (const byte of bytes) text += String.fromCharCode(byte);
   return text;
 }
 

@@ -3,8 +3,8 @@
 
 import assert from "node:assert/strict";
 import { type Command, parseCommand, UsageError } from "../../lib/cli/args.ts";
-import { USAGE } from "../../lib/cli/usage.ts";
-import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
+import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
+import { sharedRun } from "../support/tinyagent.ts";
 
 const RELAY = "https://relay.example.test/r/acme";
 
@@ -55,10 +55,7 @@ Deno.test("mcp: each flag", async (t) => {
   await t.step("--allow-writes adds the write tools after the read tools", () => {
     const command = mcp("--relay", RELAY, "--allow-writes");
     assert.equal(command.allowWrites, true);
-    assert.equal(command.exposed.length, 35);
-    assert.deepEqual(command.exposed.slice(0, 17), CONTRACT_READ);
-    assert.equal(command.exposed[17], "create_issue");
-    assert.equal(command.exposed[34], "cancel_job");
+    assert.deepEqual(command.exposed, [...CONTRACT_READ, ...CONTRACT_WRITE]);
   });
   await t.step("--tools keeps the order, drops duplicates and blanks", () => {
     const command = mcp("--relay", RELAY, "--tools", " read_status, list_rooms,,read_status ,read_room");
@@ -147,7 +144,9 @@ Deno.test("usage errors", async (t) => {
           /--key-env takes the name of the variable|not an environment variable/,
         );
         assert.ok(!error.message.includes(key.trim().replace(/"/g, "")), error.message);
-        assert.ok(!error.message.includes(hex.slice(8, 24)) && !error.message.includes(nsec.slice(10, 30)));
+        for (const secret of [hex, nsec]) {
+          assert.equal(sharedRun(secret, error.message), undefined, error.message);
+        }
       }
     }
   });
@@ -197,29 +196,6 @@ Deno.test("help and version", async (t) => {
       }
     }
     assert.deepEqual(parseCommand(["mcp", "--relay", RELAY, "--help"]), { command: "help", topic: "mcp" });
-  });
-  await t.step("each help text exists and documents its flags", () => {
-    for (const flag of ["--relay", "--key-env", "--tools", "--allow-writes", "--timeout"]) {
-      assert.ok(USAGE.mcp.includes(flag), `mcp help mentions ${flag}`);
-    }
-    for (const flag of ["--relay", "--key-env", "--rooms", "--kinds", "--json", "--timeout"]) {
-      assert.ok(USAGE.diagnose.includes(flag), `diagnose help mentions ${flag}`);
-    }
-    assert.match(USAGE.diagnose, /0 ok.*2.*3/s);
-    assert.match(USAGE.keygen, /keygen/);
-    assert.match(USAGE.whoami, /--key-env/);
-    for (const command of ["mcp", "tools", "call", "diagnose", "keygen", "whoami", "sandbox-check"]) {
-      assert.ok(USAGE.main.includes(`tinyagent ${command}`), command);
-    }
-    assert.match(USAGE.call, /0 a result, 2 .*tool error.*3 .*refused.*1 usage/s);
-    assert.match(USAGE.tools, /0 the relay's table was read, 3 it could not be read, 1 usage/);
-  });
-  await t.step("mcp --help names every curated tool, and the kinds each write tool may have signed", () => {
-    for (const name of [...CONTRACT_READ, ...CONTRACT_WRITE]) assert.ok(USAGE.mcp.includes(name), name);
-    for (const [name, kinds] of Object.entries(CONTRACT_KINDS)) {
-      const shown = kinds.length > 0 ? `${name} (${kinds.join(" or ")})` : `${name} (signs nothing)`;
-      assert.ok(USAGE.mcp.replace(/\n\s+/g, " ").includes(shown), shown);
-    }
   });
   await t.step("--version, -v and -V", () => {
     for (const argv of [["--version"], ["-v"], ["-V"], ["version"]]) {

@@ -15,6 +15,13 @@ import {
   type TestKey,
   withFacade,
 } from "../support/tinyagent.ts";
+import {
+  type ContractFailureClass,
+  type ContractVerdict,
+  TINY_DIAGNOSE,
+  USAGE_EXIT,
+  VERDICT_EXIT,
+} from "../support/contract.ts";
 
 const OPERATOR = "d".repeat(64);
 const NOW = Math.floor(Date.now() / 1000);
@@ -48,12 +55,12 @@ interface Row {
   membersOnly?: boolean;
   rooms?: string[];
   kinds?: number[];
-  verdict: string;
-  exit: number;
+  /** The exit status is the contract's for this verdict. */
+  verdict: ContractVerdict;
   authentication: string;
-  class?: string;
+  class?: ContractFailureClass;
   /** The membership check's class, when the refusal was about membership. */
-  membershipClass?: string;
+  membershipClass?: ContractFailureClass;
   /** The reachability check's detail, when it failed. */
   reachability?: RegExp;
   advice: RegExp;
@@ -66,7 +73,6 @@ const ROWS: Row[] = [
     rooms: ["general"],
     kinds: [9],
     verdict: "ok",
-    exit: 0,
     authentication: "pass",
     advice: /covers rooms general and kinds 9/,
   },
@@ -76,7 +82,6 @@ const ROWS: Row[] = [
     rooms: ["general", "ops"],
     kinds: [9, 1111],
     verdict: "needs-grant",
-    exit: 2,
     authentication: "pass",
     advice:
       /lacks rooms ops and kinds 1111: call request_grant with \{"reason":.*"changes":\{"rooms":\["ops"\],"kinds":\[1111\]\}\}/,
@@ -85,7 +90,6 @@ const ROWS: Row[] = [
     name: "200, no grant",
     browsegrant: answer({ state: "none" }, null),
     verdict: "needs-grant",
-    exit: 2,
     authentication: "pass",
     advice: /holds no agent grant/,
   },
@@ -93,7 +97,6 @@ const ROWS: Row[] = [
     name: "200, a paused grant",
     browsegrant: answer({ state: "paused" }, { paused: true }),
     verdict: "needs-grant",
-    exit: 2,
     authentication: "pass",
     advice: /paused: ask the grant's operator npub1\w+ to resume it/,
   },
@@ -101,7 +104,6 @@ const ROWS: Row[] = [
     name: "200, a revoked grant (the relay reads it as not a member)",
     browsegrant: answer({ member: false, role: "", state: "revoked" }, { revoked: true }),
     verdict: "needs-grant",
-    exit: 2,
     authentication: "pass",
     advice: /revoked/,
   },
@@ -109,7 +111,6 @@ const ROWS: Row[] = [
     name: "200, an expired grant",
     browsegrant: answer({ state: "expired" }, { expires: NOW - 3600 }),
     verdict: "needs-grant",
-    exit: 2,
     authentication: "pass",
     advice: /expired at \d{4}-\d\d-\d\dT/,
   },
@@ -117,7 +118,6 @@ const ROWS: Row[] = [
     name: "200, not a member",
     browsegrant: answer({ member: false, role: "", state: "none", enforced: true }, null),
     verdict: "not-a-member",
-    exit: 2,
     authentication: "pass",
     advice: /not a member.*ask the relay owner/,
   },
@@ -126,7 +126,6 @@ const ROWS: Row[] = [
     name: `200, a grant in the state ${JSON.stringify(state)}`,
     browsegrant: answer({ state }),
     verdict: "needs-grant",
-    exit: 2,
     authentication: "pass",
     advice: new RegExp(
       `^the agent grant is ${state}, not active: ask the grant's operator npub1\\w+ to make it active$`,
@@ -137,7 +136,6 @@ const ROWS: Row[] = [
     browsegrant: answer({ role, enforced: false, state: "none", missing: { rooms: [], kinds: [] } }, null),
     rooms: ["anything"],
     verdict: "ok",
-    exit: 0,
     authentication: "pass",
     advice: new RegExp(`${role} role`),
   })),
@@ -145,7 +143,6 @@ const ROWS: Row[] = [
     name: "401",
     fault: { status: 401, body: '{"error":"auth-required: invalid signature"}' },
     verdict: "unauthorized",
-    exit: 2,
     authentication: "fail",
     class: "authorization",
     advice: /refused the signed request \(HTTP 401: auth-required: invalid signature\)/,
@@ -154,7 +151,6 @@ const ROWS: Row[] = [
     name: "403",
     fault: { status: 403, body: '{"error":"blocked: go away"}' },
     verdict: "unauthorized",
-    exit: 2,
     authentication: "fail",
     class: "authorization",
     advice: /HTTP 403/,
@@ -163,7 +159,6 @@ const ROWS: Row[] = [
     name: "403 from a members-only relay",
     membersOnly: true,
     verdict: "not-a-member",
-    exit: 2,
     // The relay judged the signature good, then refused the key: membership failed, class authorization.
     authentication: "pass",
     membershipClass: "authorization",
@@ -173,7 +168,6 @@ const ROWS: Row[] = [
     name: "400 unsupported: an old relay",
     fault: { status: 400, body: '{"error":"unsupported: management method \\"browsegrant\\""}' },
     verdict: "ok",
-    exit: 0,
     authentication: "pass",
     advice: /predates browsegrant/,
   },
@@ -181,7 +175,6 @@ const ROWS: Row[] = [
     name: "400 with another message",
     fault: { status: 400, body: '{"error":"invalid: rooms must be non-empty"}' },
     verdict: "error",
-    exit: 3,
     authentication: "fail",
     class: "protocol",
     advice: /HTTP 400: invalid: rooms must be non-empty/,
@@ -190,7 +183,6 @@ const ROWS: Row[] = [
     name: "404",
     fault: { status: 404, body: "no such page", contentType: "text/plain" },
     verdict: "error",
-    exit: 3,
     authentication: "fail",
     class: "protocol",
     advice: /HTTP 404/,
@@ -199,7 +191,6 @@ const ROWS: Row[] = [
     name: "429",
     fault: { status: 429, body: '{"error":"rate-limited: slow down"}' },
     verdict: "unreachable",
-    exit: 3,
     authentication: "fail",
     class: "rate-limited",
     advice: /retry/,
@@ -208,7 +199,6 @@ const ROWS: Row[] = [
     name: "500",
     fault: { status: 500, body: "oops", contentType: "text/plain" },
     verdict: "unreachable",
-    exit: 3,
     authentication: "skip",
     class: "transport",
     reachability: /^HTTP 500: oops$/,
@@ -218,7 +208,6 @@ const ROWS: Row[] = [
     name: "a dropped connection",
     fault: { drop: true },
     verdict: "unreachable",
-    exit: 3,
     authentication: "skip",
     class: "transport",
     reachability: /closed the connection/,
@@ -228,7 +217,6 @@ const ROWS: Row[] = [
     name: "invalid JSON",
     fault: { status: 200, body: "{nope" },
     verdict: "unreachable",
-    exit: 3,
     authentication: "skip",
     class: "transport",
     reachability: /not a valid result/,
@@ -297,7 +285,7 @@ Deno.test("tinyagent diagnose: each row, exit code and --json report", async (t)
           args,
           env: { TINY_PRIVATE_KEY: key.hex },
         });
-        assert.equal(run.code, row.exit, run.stderr);
+        assert.equal(run.code, VERDICT_EXIT[row.verdict], run.stderr);
         checkReport(JSON.parse(run.stdout), row, relay, key);
         checkRequest(relay, key, row);
         assertNoSecret(key, run.stdout + run.stderr, "output");
@@ -319,7 +307,7 @@ Deno.test("tinyagent diagnose: the readable report", async (t) => {
       env: { TINY_PRIVATE_KEY: key.hex },
     });
     await t.step("one line per check with a mark, verdict and advice last, no colour on a pipe", () => {
-      assert.equal(run.code, 2);
+      assert.equal(run.code, VERDICT_EXIT["needs-grant"]);
       assert.ok(!run.stdout.includes("\x1b["), "no escape codes when stdout is not a terminal");
       const lines = run.stdout.trim().split("\n");
       assert.match(lines.find((l) => l.includes("reachability"))!, /^✓ /);
@@ -333,7 +321,7 @@ Deno.test("tinyagent diagnose: the readable report", async (t) => {
   }
   await t.step("a usage error exits 1", async () => {
     const run = await runOnce({ args: ["diagnose", "--relay", "http://127.0.0.1:9", "--kinds", "70000"] });
-    assert.equal(run.code, 1);
+    assert.equal(run.code, USAGE_EXIT);
     assert.match(run.stderr, /--kinds: "70000" is not an event kind/);
   });
 });
@@ -348,7 +336,7 @@ Deno.test("tiny_diagnose over stdio: each row, never isError", async (t) => {
           const args: Record<string, unknown> = {};
           if (row.rooms) args.rooms = row.rooms;
           if (row.kinds) args.kinds = row.kinds;
-          const message = await facade.request("tools/call", { name: "tiny_diagnose", arguments: args });
+          const message = await facade.request("tools/call", { name: TINY_DIAGNOSE, arguments: args });
           const result = message.result as {
             content: { text: string }[];
             structuredContent: Record<string, unknown>;
@@ -375,7 +363,7 @@ Deno.test("tiny_diagnose: listed even when the table cannot load; bad arguments 
       });
       const list = await facade.request("tools/list", {});
       assert.deepEqual((list.result as { tools: { name: string }[] }).tools.map((t) => t.name), [
-        "tiny_diagnose",
+        TINY_DIAGNOSE,
       ]);
     });
     for (
@@ -388,7 +376,7 @@ Deno.test("tiny_diagnose: listed even when the table cannot load; bad arguments 
       ] as const
     ) {
       await t.step(`invalid ${JSON.stringify(args)}`, async () => {
-        const message = await facade.request("tools/call", { name: "tiny_diagnose", arguments: args });
+        const message = await facade.request("tools/call", { name: TINY_DIAGNOSE, arguments: args });
         const result = message.result as { content: { text: string }[]; isError: boolean };
         assert.equal(result.isError, true);
         assert.match(result.content[0].text, new RegExp(`invalid arguments: ${field}`));

@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { shippedFlags } from "../../scripts/shipped_flags.ts";
 import { startStrictRelay } from "../support/strict_relay/mod.ts";
 import { newKey, ROOT } from "../support/tinyagent.ts";
+import { HANDSHAKE_VERSIONS } from "../support/contract.ts";
 
 interface NpmPackage {
   name: string;
@@ -88,7 +89,7 @@ async function copyTree(from: string, to: string): Promise<void> {
 
 /** A first session as a host runs one: the handshake, the table, a call (signing loads the stack). */
 const SESSION = [
-  { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18" } },
+  { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: HANDSHAKE_VERSIONS[0] } },
   { jsonrpc: "2.0", method: "notifications/initialized" },
   { jsonrpc: "2.0", id: 2, method: "tools/list" },
   { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_rooms", arguments: {} } },

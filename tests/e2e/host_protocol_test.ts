@@ -5,10 +5,24 @@ import assert from "node:assert/strict";
 import { startStrictRelay } from "../support/strict_relay/mod.ts";
 import { narrowFlags, newKey, runOnce, withFacade } from "../support/tinyagent.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
+import {
+  ANNOUNCED_CAPABILITIES,
+  FALLBACK_VERSION,
+  HANDSHAKE_VERSIONS,
+  INPUT_LINE_LIMIT_BYTES,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  structuredTruncationNotePattern,
+  TEXT_LIMIT_BYTES,
+  truncationMarker,
+} from "../support/contract.ts";
+
+const MIB = 1024 * 1024;
 
 Deno.test("initialize, ping and unknown methods", async (t) => {
   await withFacade({}, async (facade, relay) => {
-    for (const version of ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]) {
+    for (const version of HANDSHAKE_VERSIONS) {
       await t.step(`initialize echoes ${version}`, async () => {
         const answer = await facade.request("initialize", {
           protocolVersion: version,
@@ -17,14 +31,14 @@ Deno.test("initialize, ping and unknown methods", async (t) => {
         });
         assert.deepEqual(answer.result, {
           protocolVersion: version,
-          capabilities: { tools: { listChanged: true } },
+          capabilities: ANNOUNCED_CAPABILITIES,
           serverInfo: { name: "tinyagent", version: denoConfig.version },
         });
       });
     }
-    await t.step("initialize with another version answers 2025-06-18", async () => {
+    await t.step(`initialize with another version answers ${FALLBACK_VERSION}`, async () => {
       const answer = await facade.request("initialize", { protocolVersion: "2099-01-01" });
-      assert.equal((answer.result as Record<string, unknown>).protocolVersion, "2025-06-18");
+      assert.equal((answer.result as Record<string, unknown>).protocolVersion, FALLBACK_VERSION);
     });
     await t.step("ping answers {}", async () => {
       assert.deepEqual(await facade.request("ping", undefined, 7), { jsonrpc: "2.0", id: 7, result: {} });
@@ -34,10 +48,10 @@ Deno.test("initialize, ping and unknown methods", async (t) => {
         assert.deepEqual(await facade.request("ping", undefined, id), { jsonrpc: "2.0", id, result: {} });
       }
     });
-    await t.step("any other request is -32601", async () => {
+    await t.step(`any other request is ${METHOD_NOT_FOUND}`, async () => {
       for (const method of ["resources/list", "prompts/list", "initialize/extra", "server/discover"]) {
         const answer = await facade.request(method, {});
-        assert.equal((answer.error as Record<string, unknown>).code, -32601);
+        assert.equal((answer.error as Record<string, unknown>).code, METHOD_NOT_FOUND);
       }
     });
     await t.step("notifications are ignored, whatever the method", async () => {
@@ -62,12 +76,12 @@ Deno.test("initialize, ping and unknown methods", async (t) => {
 Deno.test("malformed input", async (t) => {
   await withFacade({}, async (facade) => {
     const cases: [string, string, number][] = [
-      ["garbage", "this is not json", -32700],
-      ["an array", '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', -32700],
-      ["a number", "42", -32700],
-      ["a string", '"ping"', -32700],
-      ["null", "null", -32700],
-      ["truncated JSON", '{"jsonrpc":"2.0","id":1,"meth', -32700],
+      ["garbage", "this is not json", PARSE_ERROR],
+      ["an array", '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', PARSE_ERROR],
+      ["a number", "42", PARSE_ERROR],
+      ["a string", '"ping"', PARSE_ERROR],
+      ["null", "null", PARSE_ERROR],
+      ["truncated JSON", '{"jsonrpc":"2.0","id":1,"meth', PARSE_ERROR],
     ];
     for (const [name, line, code] of cases) {
       await t.step(`${name} answers ${code} with id null`, async () => {
@@ -78,15 +92,15 @@ Deno.test("malformed input", async (t) => {
         assert.equal(message.id, null);
       });
     }
-    await t.step("a bad jsonrpc is -32600 with the request's id", async () => {
+    await t.step(`a bad jsonrpc is ${INVALID_REQUEST} with the request's id`, async () => {
       const answer = facade.answer(5);
       await facade.writeRaw('{"jsonrpc":"1.0","id":5,"method":"ping"}\n');
-      assert.equal(((await answer).error as Record<string, unknown>).code, -32600);
+      assert.equal(((await answer).error as Record<string, unknown>).code, INVALID_REQUEST);
     });
-    await t.step("no method is -32600", async () => {
+    await t.step(`no method is ${INVALID_REQUEST}`, async () => {
       const answer = facade.answer(6);
       await facade.writeRaw('{"jsonrpc":"2.0","id":6,"params":{}}\n');
-      assert.equal(((await answer).error as Record<string, unknown>).code, -32600);
+      assert.equal(((await answer).error as Record<string, unknown>).code, INVALID_REQUEST);
     });
     await t.step("CRLF line endings and blank lines are fine", async () => {
       const answer = facade.answer("crlf");
@@ -165,10 +179,10 @@ Deno.test("a cancelled call still completes and is answered", async () => {
   });
 });
 
-Deno.test("input lines: 40 MiB accepted and forwarded, over 48 MiB refused, the next line answered", async (t) => {
+Deno.test(`input lines: 40 MiB accepted and forwarded, over ${INPUT_LINE_LIMIT_BYTES / MIB} MiB refused, the next line answered`, async (t) => {
   await withFacade({}, async (facade, relay) => {
     await t.step("a 40 MiB line is forwarded whole", async () => {
-      const big = "x".repeat(40 * 1024 * 1024);
+      const big = "x".repeat(40 * MIB);
       // Answer with the argument's length and a large (but bounded) text, not an 80 MiB echo.
       relay.setTool("read_file", ({ args }) => ({
         content: [{ type: "text", text: String(args.sha256).slice(0, 100_000) }],
@@ -191,14 +205,18 @@ Deno.test("input lines: 40 MiB accepted and forwarded, over 48 MiB refused, the 
       assert.equal(args.sha256.length, big.length);
       // The answer comes back bounded: text cut at 64 KiB, structuredContent replaced.
       const text = (result.content as { text: string }[])[0].text;
-      assert.ok(text.startsWith("x".repeat(65536) + "\n[truncated: 65536 of 100000 bytes shown]"));
-      assert.match(text, /\[structuredContent truncated: \d+ bytes exceeds the 262144 byte limit\]$/);
+      assert.ok(
+        text.startsWith(`${"x".repeat(TEXT_LIMIT_BYTES)}\n${truncationMarker(TEXT_LIMIT_BYTES, 100_000)}`),
+      );
+      assert.match(text.split("\n").at(-1)!, structuredTruncationNotePattern(), "the note ends the text");
       assert.equal((result.structuredContent as { truncated: boolean }).truncated, true);
     });
     await t.step(
-      "a line over 48 MiB is refused with one error naming the limit, keeping the id",
+      `a line over ${
+        INPUT_LINE_LIMIT_BYTES / MIB
+      } MiB is refused with one error naming the limit, keeping the id`,
       async () => {
-        const huge = "y".repeat(49 * 1024 * 1024);
+        const huge = "y".repeat(INPUT_LINE_LIMIT_BYTES + MIB);
         const refused = facade.answer(77);
         await facade.writeRaw(
           `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"read_file","arguments":{"sha256":"${huge}"}},"id":77}\n`,
@@ -206,8 +224,11 @@ Deno.test("input lines: 40 MiB accepted and forwarded, over 48 MiB refused, the 
         const next = facade.answer("next");
         await facade.writeRaw('{"jsonrpc":"2.0","id":"next","method":"ping"}\n');
         const error = (await refused).error as Record<string, unknown>;
-        assert.equal(error.code, -32600);
-        assert.match(String(error.message), /48 MiB/);
+        assert.equal(error.code, INVALID_REQUEST);
+        assert.ok(
+          String(error.message).includes(`${INPUT_LINE_LIMIT_BYTES / MIB} MiB`),
+          String(error.message),
+        );
         assert.deepEqual((await next).result, {});
         assert.equal(facade.lines.filter((l) => l.includes('"id":77')).length, 1, "one error, once");
       },

@@ -8,7 +8,21 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { DEFAULT_TOOLS, startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
 import { type Tinyagent, withFacade } from "../support/tinyagent.ts";
-import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
+import {
+  CONTRACT_READ,
+  CONTRACT_WRITE,
+  HANDSHAKE_VERSIONS,
+  INVALID_PARAMS,
+  NIP98_KIND,
+  RELAY_PREFIX,
+  RELAY_PROTOCOL_VERSION,
+  structuredTruncated,
+  structuredTruncationNote,
+  TEXT_LIMIT_BYTES,
+  TINY_DIAGNOSE,
+  truncationMarker,
+  UNKNOWN_TOOL,
+} from "../support/contract.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
 type Result = { content: { type: string; text?: string }[]; structuredContent?: unknown; isError?: boolean };
@@ -40,7 +54,7 @@ Deno.test("each forwarded call is one signed POST with the contract's headers an
       const body = request.json as { method: string; params: Record<string, unknown> };
       await t.step(`${body.method}: headers`, () => {
         assert.equal(request.method, "POST");
-        assert.equal(request.headers.get("mcp-protocol-version"), "2026-07-28");
+        assert.equal(request.headers.get("mcp-protocol-version"), RELAY_PROTOCOL_VERSION);
         assert.equal(request.headers.get("mcp-method"), body.method);
         assert.equal(request.headers.get("accept"), "application/json, text/event-stream");
         assert.equal(request.headers.get("content-type"), "application/json");
@@ -49,7 +63,7 @@ Deno.test("each forwarded call is one signed POST with the contract's headers an
       });
       await t.step(`${body.method}: _meta`, () => {
         assert.deepEqual(body.params._meta, {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/protocolVersion": RELAY_PROTOCOL_VERSION,
           "io.modelcontextprotocol/clientCapabilities": {},
           "io.modelcontextprotocol/clientInfo": { name: "tinyagent", version: denoConfig.version },
         });
@@ -57,7 +71,7 @@ Deno.test("each forwarded call is one signed POST with the contract's headers an
       await t.step(`${body.method}: NIP-98 token bound to the exact URL, method and body bytes`, () => {
         const event = request.auth!;
         assert.ok(verifyEvent(event), "signature verifies with nostr-tools");
-        assert.equal(event.kind, 27235);
+        assert.equal(event.kind, NIP98_KIND);
         assert.equal(event.pubkey, key.pubkey);
         const tag = (name: string) => event.tags.find((t) => t[0] === name)?.[1];
         assert.equal(tag("u"), relay.mcpUrl);
@@ -105,19 +119,19 @@ Deno.test("a tenant prefix is kept and a trailing slash normalized", async () =>
 });
 
 Deno.test("exposure", async (t) => {
-  const hidden = { name: "tiny_diagnose", description: "an impostor", inputSchema: { type: "object" } };
+  const hidden = { name: TINY_DIAGNOSE, description: "an impostor", inputSchema: { type: "object" } };
   await t.step(
-    "default: the 17 read tools in order, then tiny_diagnose; nothing else the relay lists",
+    `default: the ${CONTRACT_READ.length} read tools in order, then tiny_diagnose; nothing else the relay lists`,
     async () => {
       await withFacade({ relay: { extraTools: [hidden] } }, async (facade) => {
-        assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
+        assert.deepEqual(await listNames(facade), [...CONTRACT_READ, TINY_DIAGNOSE]);
       });
     },
   );
-  await t.step("--allow-writes adds the 18 write tools", async () => {
+  await t.step(`--allow-writes adds the ${CONTRACT_WRITE.length} write tools`, async () => {
     await withFacade({ args: ["--allow-writes"] }, async (facade) => {
       const names = await listNames(facade);
-      assert.deepEqual(names, [...CONTRACT_READ, ...CONTRACT_WRITE, "tiny_diagnose"]);
+      assert.deepEqual(names, [...CONTRACT_READ, ...CONTRACT_WRITE, TINY_DIAGNOSE]);
       for (
         const never of [
           "publish_event",
@@ -137,7 +151,7 @@ Deno.test("exposure", async (t) => {
       { args: ["--tools", "post_message,list_rooms,read_job,list_rooms", "--allow-writes"] },
       async (facade, relay) => {
         relay.setTable(DEFAULT_TOOLS.filter((tool) => tool.name !== "read_job"));
-        assert.deepEqual(await listNames(facade), ["post_message", "list_rooms", "tiny_diagnose"]);
+        assert.deepEqual(await listNames(facade), ["post_message", "list_rooms", TINY_DIAGNOSE]);
       },
     );
   });
@@ -159,43 +173,46 @@ Deno.test("exposure", async (t) => {
         // The contract's list names no outputSchema, and a host checking results against it would
         // refuse every bounded structuredContent.
         assert.ok(relayEntry.outputSchema, "the relay declares one");
-        const diagnose = tools.filter((tool) => tool.name === "tiny_diagnose");
+        const diagnose = tools.filter((tool) => tool.name === TINY_DIAGNOSE);
         assert.equal(diagnose.length, 1);
         assert.notEqual(diagnose[0].description, "an impostor");
-        assert.equal(tools.at(-1)!.name, "tiny_diagnose");
+        assert.equal(tools.at(-1)!.name, TINY_DIAGNOSE);
       });
     },
   );
-  await t.step("a tool not exposed is -32602 Unknown tool and the relay is not contacted", async () => {
-    await withFacade({}, async (facade, relay) => {
-      for (const name of ["publish_event", "post_message", "read_management", "nope"]) {
-        const answer = await facade.request("tools/call", { name, arguments: {} });
-        const error = answer.error as { code: number; message: string };
-        assert.equal(error.code, -32602);
-        assert.ok(error.message.startsWith(`Unknown tool: ${name}`), error.message);
-        if (name === "post_message") assert.match(error.message, /--allow-writes exposes it/);
-      }
-      const missing = await facade.request("tools/call", { arguments: {} });
-      assert.equal((missing.error as { code: number }).code, -32602);
-      assert.equal(relay.requests.length, 0);
-    });
-  });
+  await t.step(
+    `a tool not exposed is ${INVALID_PARAMS} ${UNKNOWN_TOOL} and the relay is not contacted`,
+    async () => {
+      await withFacade({}, async (facade, relay) => {
+        for (const name of ["publish_event", "post_message", "read_management", "nope"]) {
+          const answer = await facade.request("tools/call", { name, arguments: {} });
+          const error = answer.error as { code: number; message: string };
+          assert.equal(error.code, INVALID_PARAMS);
+          assert.ok(error.message.startsWith(`${UNKNOWN_TOOL}: ${name}`), error.message);
+          if (name === "post_message") assert.match(error.message, /--allow-writes exposes it/);
+        }
+        const missing = await facade.request("tools/call", { arguments: {} });
+        assert.equal((missing.error as { code: number }).code, INVALID_PARAMS);
+        assert.equal(relay.requests.length, 0);
+      });
+    },
+  );
 });
 
 Deno.test("the tool table: fetched lazily, once, and again after a failure or an unknown tool", async (t) => {
   await withFacade({}, async (facade, relay) => {
     await t.step("starting and the handshake touch no network", async () => {
-      await facade.request("initialize", { protocolVersion: "2025-06-18" });
+      await facade.request("initialize", { protocolVersion: HANDSHAKE_VERSIONS[0] });
       assert.equal(relay.requests.length, 0);
     });
     await t.step("a failed fetch lists tiny_diagnose alone and says why on stderr", async () => {
       relay.script({ status: 503, body: "down for maintenance", contentType: "text/plain" });
-      assert.deepEqual(await listNames(facade), ["tiny_diagnose"]);
+      assert.deepEqual(await listNames(facade), [TINY_DIAGNOSE]);
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.match(facade.stderr, /tools\/list: transport: HTTP 503.*down for maintenance/);
     });
     await t.step("the next tools/list fetches again", async () => {
-      assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
+      assert.deepEqual(await listNames(facade), [...CONTRACT_READ, TINY_DIAGNOSE]);
     });
     await t.step("then it is cached", async () => {
       const before = mcpRequests(relay).length;
@@ -207,15 +224,18 @@ Deno.test("the tool table: fetched lazily, once, and again after a failure or an
       relay.setTable(DEFAULT_TOOLS.filter((tool) => tool.name !== "list_rooms"));
       const result = await call(facade, "list_rooms");
       assert.equal(result.isError, true);
-      assert.match(result.content[0].text!, /^relay: Unknown tool: list_rooms/);
+      assert.ok(
+        result.content[0].text!.startsWith(`${RELAY_PREFIX}${UNKNOWN_TOOL}: list_rooms`),
+        result.content[0].text,
+      );
       const names = await listNames(facade);
       assert.ok(!names.includes("list_rooms"));
       const lists = mcpRequests(relay).filter((r) => (r.json as { method: string }).method === "tools/list");
       assert.equal(lists.length, 3);
       const refused = await facade.request("tools/call", { name: "list_rooms", arguments: {} });
       assert.deepEqual(refused.error, {
-        code: -32602,
-        message: "Unknown tool: list_rooms (the relay does not list it)",
+        code: INVALID_PARAMS,
+        message: `${UNKNOWN_TOOL}: list_rooms (the relay does not list it)`,
       });
     });
   });
@@ -314,7 +334,10 @@ Deno.test("bounds on what reaches the host", async (t) => {
       const text = "é".repeat(40_000); // 80,000 bytes, two bytes a character
       relay.setTool("read_file", () => ({ content: [{ type: "text", text }], isError: false }));
       const result = await call(facade, "read_file", { sha256: "a" });
-      assert.equal(result.content[0].text, `${"é".repeat(32768)}\n[truncated: 65536 of 80000 bytes shown]`);
+      assert.equal(
+        result.content[0].text,
+        `${"é".repeat(TEXT_LIMIT_BYTES / 2)}\n${truncationMarker(TEXT_LIMIT_BYTES, 80_000)}`,
+      );
     });
     await t.step("structuredContent over 256 KiB is replaced and noted; image blocks untouched", async () => {
       const data = btoa("z".repeat(300_000));
@@ -325,11 +348,11 @@ Deno.test("bounds on what reaches the host", async (t) => {
       }));
       const result = await call(facade, "read_attachment", { sha256: "a" });
       const bytes = JSON.stringify({ data }).length;
-      assert.deepEqual(result.structuredContent, { truncated: true, bytes });
+      assert.deepEqual(result.structuredContent, structuredTruncated(bytes));
       assert.deepEqual(result.content[0], { type: "image", data, mimeType: "image/png" });
       assert.deepEqual(result.content[1], {
         type: "text",
-        text: `[structuredContent truncated: ${bytes} bytes exceeds the 262144 byte limit]`,
+        text: structuredTruncationNote(bytes),
       });
     });
   });

@@ -7,7 +7,13 @@ import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
 import { startStrictRelay } from "../support/strict_relay/mod.ts";
 import { narrowFlags, newKey, runOnce, withFacade } from "../support/tinyagent.ts";
-import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
+import {
+  CONTRACT_READ,
+  CONTRACT_WRITE,
+  HANDSHAKE_VERSIONS,
+  TINY_DIAGNOSE,
+  VERDICT_EXIT,
+} from "../support/contract.ts";
 import { shippedFlags } from "../../scripts/shipped_flags.ts";
 
 const NOT_ACTIVE = /the sandbox is not active/;
@@ -15,12 +21,12 @@ const NOT_ACTIVE = /the sandbox is not active/;
 Deno.test("under the shipped flags the facade works end to end, sandboxed", async () => {
   const session = { flags: shippedFlags(), args: ["--allow-writes"] };
   const { stderr } = await withFacade(session, async (facade, relay) => {
-    const init = await facade.request("initialize", { protocolVersion: "2025-06-18" });
+    const init = await facade.request("initialize", { protocolVersion: HANDSHAKE_VERSIONS[0] });
     assert.equal((init.result as { serverInfo: { name: string } }).serverInfo.name, "tinyagent");
     const list = await facade.request("tools/list", {});
     assert.deepEqual(
       (list.result as { tools: { name: string }[] }).tools.map((tool) => tool.name),
-      [...CONTRACT_READ, ...CONTRACT_WRITE, "tiny_diagnose"],
+      [...CONTRACT_READ, ...CONTRACT_WRITE, TINY_DIAGNOSE],
     );
     const read = await facade.request("tools/call", { name: "list_rooms", arguments: {} });
     assert.equal((read.result as { isError: boolean }).isError, false);
@@ -30,7 +36,7 @@ Deno.test("under the shipped flags the facade works end to end, sandboxed", asyn
     });
     assert.equal((write.result as { isError: boolean }).isError, false);
     assert.ok(verifyEvent(relay.published.at(-1)!));
-    const diagnose = await facade.request("tools/call", { name: "tiny_diagnose", arguments: {} });
+    const diagnose = await facade.request("tools/call", { name: TINY_DIAGNOSE, arguments: {} });
     assert.match((diagnose.result as { content: { text: string }[] }).content[0].text, /^ok: /);
   });
   assert.doesNotMatch(stderr, NOT_ACTIVE);
@@ -56,7 +62,7 @@ Deno.test("under the shipped flags, diagnose's exit status and report reach the 
       args: ["diagnose", "--relay", relay.url, "--rooms", "general,ops", "--json"],
       env: { TINY_PRIVATE_KEY: key.hex },
     });
-    assert.equal(run.code, 2, run.stderr);
+    assert.equal(run.code, VERDICT_EXIT["needs-grant"], run.stderr);
     const report = JSON.parse(run.stdout);
     assert.equal(report.verdict, "needs-grant");
     assert.deepEqual(report.checks.coverage.missing.rooms, ["ops"]);

@@ -22,7 +22,17 @@ import {
   ROOT,
   type TestKey,
 } from "../support/tinyagent.ts";
-import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
+import {
+  ANNOUNCED_CAPABILITIES,
+  CONTRACT_READ,
+  CONTRACT_WRITE,
+  RELAY_PREFIX,
+  structuredTruncationNotePattern,
+  TEXT_LIMIT_BYTES,
+  TINY_DIAGNOSE,
+  truncationMarkerPattern,
+  UNKNOWN_TOOL,
+} from "../support/contract.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 
 async function withClient(
@@ -60,14 +70,14 @@ Deno.test("the SDK client: handshake, tools/list, a read call", async (t) => {
   await withClient([], async (client, relay) => {
     await t.step("initialize: server info and the tools capability", () => {
       assert.deepEqual(client.getServerVersion(), { name: "tinyagent", version: denoConfig.version });
-      assert.deepEqual(client.getServerCapabilities(), { tools: { listChanged: true } });
+      assert.deepEqual(client.getServerCapabilities(), ANNOUNCED_CAPABILITIES);
     });
     await t.step("ping", async () => {
       assert.deepEqual(await client.ping(), {});
     });
     await t.step("tools/list: the read tools, then tiny_diagnose", async () => {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [...CONTRACT_READ, "tiny_diagnose"]);
+      assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [...CONTRACT_READ, TINY_DIAGNOSE]);
     });
     await t.step("a read tool call, validated against its outputSchema", async () => {
       const result = await client.callTool({ name: "list_rooms", arguments: { limit: 5 } });
@@ -78,12 +88,12 @@ Deno.test("the SDK client: handshake, tools/list, a read call", async (t) => {
     await t.step("an unknown tool is a JSON-RPC error the SDK raises", async () => {
       await assert.rejects(
         client.callTool({ name: "publish_event", arguments: {} }),
-        /Unknown tool: publish_event/,
+        new RegExp(`${UNKNOWN_TOOL}: publish_event`),
       );
     });
     await t.step("tiny_diagnose answers a report", async () => {
       const result = await client.callTool({
-        name: "tiny_diagnose",
+        name: TINY_DIAGNOSE,
         arguments: { rooms: ["general"], kinds: [9] },
       });
       assert.equal(result.isError, false);
@@ -103,7 +113,7 @@ Deno.test("the SDK client with --allow-writes: a write is signed and published",
     assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [
       ...CONTRACT_READ,
       ...CONTRACT_WRITE,
-      "tiny_diagnose",
+      TINY_DIAGNOSE,
     ]);
     const result = await client.callTool({
       name: "post_message",
@@ -137,7 +147,7 @@ Deno.test("an SDK host keeps every tool when some relay entries are malformed", 
       list_jobs: { annotations: { readOnlyHint: "yes", title: "Jobs" } },
     }));
     const { tools } = await client.listTools(); // the SDK validates the whole answer
-    assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [...CONTRACT_READ, "tiny_diagnose"]);
+    assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [...CONTRACT_READ, TINY_DIAGNOSE]);
     const byName = new Map<string, Record<string, unknown>>(
       tools.map((tool: { name: string }) => [tool.name, tool as Record<string, unknown>]),
     );
@@ -160,7 +170,7 @@ Deno.test("an SDK host receives a bounded result whatever the relay returned", a
       assert.equal(result.isError, false);
       assert.equal((result.structuredContent as { truncated: boolean }).truncated, true);
       const texts = (result.content as { text: string }[]).map((block) => block.text).join("\n");
-      assert.match(texts, /\[structuredContent truncated: \d+ bytes exceeds the 262144 byte limit\]/);
+      assert.match(texts, structuredTruncationNotePattern());
     });
     await t.step(
       'text in an embedded resource, a block typed "Text", a text that is not a string',
@@ -180,8 +190,8 @@ Deno.test("an SDK host receives a bounded result whatever the relay returned", a
         assert.deepEqual(content.map((block) => block.type), ["resource", "text", "text"]);
         const texts = [content[0].resource!.text, content[1].text!, content[2].text!];
         for (const text of texts) {
-          assert.ok(new TextEncoder().encode(text).length < 65_536 + 64, `bounded: ${text.length}`);
-          assert.match(text, /\[truncated: 65536 of \d+ bytes shown\]$/);
+          assert.ok(new TextEncoder().encode(text).length < TEXT_LIMIT_BYTES + 64, `bounded: ${text.length}`);
+          assert.match(text, truncationMarkerPattern(TEXT_LIMIT_BYTES));
         }
       },
     );
@@ -196,7 +206,10 @@ Deno.test("an SDK host receives a bounded result whatever the relay returned", a
       assert.equal(result.isError, true);
       const text = (result.content as { text: string }[])[0].text;
       assert.ok(text.length < 70_000, `bounded: ${text.length}`);
-      assert.match(text, /^relay: e+\n\[truncated: 65536 of \d+ bytes shown\]$/);
+      assert.match(
+        text,
+        new RegExp(`^${RELAY_PREFIX}e+\\n${truncationMarkerPattern(TEXT_LIMIT_BYTES).source}`),
+      );
     });
   });
 });

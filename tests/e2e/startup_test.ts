@@ -6,6 +6,7 @@ import { verifyEvent } from "nostr-tools/pure";
 import { assertNoSecret, narrowFlags, newKey, ROOT, runOnce } from "../support/tinyagent.ts";
 import { startStrictRelay } from "../support/strict_relay/mod.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
+import { CONTRACT_READ, USAGE_EXIT } from "../support/contract.ts";
 
 const HOST = "127.0.0.1:9"; // Never contacted: startup touches no network.
 
@@ -50,7 +51,7 @@ Deno.test("key refusals name the variable and never its value", async (t) => {
             args: ["mcp", "--relay", `http://${HOST}`, "--key-env", value],
             env: { TINY_PRIVATE_KEY: key.hex },
           });
-          assert.equal(run.code, 1);
+          assert.equal(run.code, USAGE_EXIT);
           assert.match(run.stderr, /--key-env takes the name of the variable that holds the key/);
           assertNoSecret(key, run.stdout + run.stderr, "the output");
           assert.ok(!run.stderr.includes(value.slice(0, 12)), run.stderr);
@@ -81,7 +82,7 @@ Deno.test("key refusals name the variable and never its value", async (t) => {
   });
 });
 
-Deno.test("usage errors: one line naming the problem, the usage, a non-zero exit", async (t) => {
+Deno.test(`usage errors: one line naming the problem, the usage, exit ${USAGE_EXIT}`, async (t) => {
   const key = newKey();
   const cases: [string, string[], RegExp][] = [
     ["no --relay", ["mcp"], /--relay URL is required/],
@@ -104,7 +105,7 @@ Deno.test("usage errors: one line naming the problem, the usage, a non-zero exit
   for (const [name, args, expected] of cases) {
     await t.step(name, async () => {
       const run = await runOnce({ flags: narrowFlags(HOST), args, env: { TINY_PRIVATE_KEY: key.hex } });
-      assert.notEqual(run.code, 0);
+      assert.equal(run.code, USAGE_EXIT);
       assert.equal(run.stdout, "");
       const [first] = run.stderr.split("\n");
       assert.match(first, /^tinyagent: /);
@@ -242,7 +243,10 @@ Deno.test("at a terminal: mcp says what it waits for; diagnose colours its marks
       assert.match(text, /tinyagent: mcp: waiting for an MCP host on stdin .*deno task demo/);
       assert.match(
         text,
-        /mcp: configured for relay http:\/\/127\.0\.0\.1:9 as npub1\w+: the 17 read tools, offered when the relay lists them/,
+        new RegExp(
+          String.raw`mcp: configured for relay http://127\.0\.0\.1:9 as npub1\w+: ` +
+            `the ${CONTRACT_READ.length} read tools, offered when the relay lists them`,
+        ),
       );
       assertNoSecret(key, text, "the terminal");
     },

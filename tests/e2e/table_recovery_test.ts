@@ -17,7 +17,7 @@ import {
   ROOT,
   Tinyagent,
 } from "../support/tinyagent.ts";
-import { CONTRACT_READ } from "../support/contract.ts";
+import { ANNOUNCED_CAPABILITIES, CONTRACT_READ } from "../support/contract.ts";
 
 /** A loopback port nothing listens on (for now): the relay that is down. */
 function freePort(): number {
@@ -69,7 +69,7 @@ Deno.test("the SDK host: the relay is down at start, comes back, and the host is
   try {
     await client.connect(transport);
     await t.step("initialize announces listChanged", () => {
-      assert.deepEqual(client.getServerCapabilities(), { tools: { listChanged: true } });
+      assert.deepEqual(client.getServerCapabilities(), ANNOUNCED_CAPABILITIES);
     });
     await t.step("the relay is down: the host sees tiny_diagnose alone", async () => {
       assert.deepEqual(names((await client.listTools()).tools), ["tiny_diagnose"]);
@@ -207,7 +207,7 @@ Deno.test({
       const status = await child.status;
       assert.equal(status.code, 0, `${JSON.stringify(events)}\n${await stderr}`);
       const capabilities = events.find((event) => event.event === "capabilities")!.capabilities;
-      assert.deepEqual(capabilities, { tools: { listChanged: true } });
+      assert.deepEqual(capabilities, ANNOUNCED_CAPABILITIES);
       assert.deepEqual(events.filter((event) => event.event === "tools").map((event) => event.names), [
         ["tiny_diagnose"],
         [...CONTRACT_READ, "tiny_diagnose"],

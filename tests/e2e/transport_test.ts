@@ -17,6 +17,7 @@ import {
 import { eventually } from "../support/robustness_kit.ts";
 import { type FrontMode, startStallFront } from "../support/stall_front.ts";
 import { newKey, type Output, runOnce, type Tinyagent, withFacade } from "../support/tinyagent.ts";
+import { HANDSHAKE_VERSIONS, TRANSPORT_PREFIX } from "../support/contract.ts";
 
 interface Wire {
   name: string;
@@ -69,7 +70,7 @@ for (const wire of WIRES) {
     try {
       await session(relay, async (facade) => {
         await t.step("during the handshake the connection opens and no request is sent", async () => {
-          await facade.request("initialize", { protocolVersion: "2025-06-18", capabilities: {} });
+          await facade.request("initialize", { protocolVersion: HANDSHAKE_VERSIONS[0], capabilities: {} });
           await eventually(() => relay.connections === 1, "the connection opened ahead of the first call");
           assert.equal(relay.requests.length, 0, "no HTTP request before the host lists or calls tools");
         });
@@ -93,7 +94,10 @@ for (const wire of WIRES) {
               relay.script({ cutAfterRun: true, how });
               const result = await call(facade, "list_rooms");
               assert.equal(result.isError, true);
-              assert.match(result.content[0].text!, /^transport: /, "a transport failure, not permission:");
+              assert.ok(
+                result.content[0].text!.startsWith(TRANSPORT_PREFIX),
+                `a transport failure, not permission: ${result.content[0].text}`,
+              );
               assert.equal(mcpRequests(relay).length, ran + 1, "the request reached the relay once");
               assert.equal((await call(facade, "list_rooms")).isError, false, "the next call succeeds");
               tokensOnce(relay);

@@ -10,14 +10,19 @@ import {
   truncateText,
   utf8Length,
 } from "../../lib/facade/bounds.ts";
+import {
+  STRUCTURED_LIMIT_BYTES,
+  structuredTruncated,
+  structuredTruncationNote as note,
+  TEXT_LIMIT_BYTES,
+  truncationMarker,
+  truncationMarkerPattern,
+} from "../support/contract.ts";
 
 const encoder = new TextEncoder();
 const bytes = (text: string) => encoder.encode(text).length;
 
-const TEXT_BYTES = 65536;
-const STRUCTURED_BYTES = 262144;
-
-const MARKER = /\n\[truncated: (\d+) of (\d+) bytes shown\]$/;
+const MARKER = new RegExp(`\\n${truncationMarkerPattern().source}`);
 
 /** Splits a truncated text into what was shown and the marker's numbers. */
 function parseTruncated(text: string): { shown: string; shownBytes: number; totalBytes: number } {
@@ -27,7 +32,7 @@ function parseTruncated(text: string): { shown: string; shownBytes: number; tota
 }
 
 /** Asserts `out` is `original` cut correctly at `limit` bytes. */
-function assertCut(original: string, out: string, limit = TEXT_BYTES) {
+function assertCut(original: string, out: string, limit = TEXT_LIMIT_BYTES) {
   const { shown, shownBytes, totalBytes } = parseTruncated(out);
   assert.equal(totalBytes, bytes(original), "total is the original's UTF-8 length");
   assert.equal(shownBytes, bytes(shown), "shown is the kept text's UTF-8 length");
@@ -40,25 +45,28 @@ function assertCut(original: string, out: string, limit = TEXT_BYTES) {
 }
 
 Deno.test("limits are the contract's", () => {
-  assert.equal(TEXT_LIMIT, TEXT_BYTES);
-  assert.equal(STRUCTURED_LIMIT, STRUCTURED_BYTES);
+  assert.equal(TEXT_LIMIT, TEXT_LIMIT_BYTES);
+  assert.equal(STRUCTURED_LIMIT, STRUCTURED_LIMIT_BYTES);
 });
 
 Deno.test("text blocks: the 64 KiB cut", async (t) => {
-  await t.step("exactly 65536 bytes is untouched", () => {
-    const ascii = "a".repeat(TEXT_BYTES);
+  await t.step(`exactly ${TEXT_LIMIT_BYTES} bytes is untouched`, () => {
+    const ascii = "a".repeat(TEXT_LIMIT_BYTES);
     assert.equal(truncateText(ascii), ascii);
-    const mixed = "é".repeat(TEXT_BYTES / 2 - 2) + "😀"; // 65532 + 4 bytes
-    assert.equal(bytes(mixed), TEXT_BYTES);
+    const mixed = "é".repeat(TEXT_LIMIT_BYTES / 2 - 2) + "😀"; // the limit: 4 bytes short in é, then a 4-byte character
+    assert.equal(bytes(mixed), TEXT_LIMIT_BYTES);
     assert.equal(truncateText(mixed), mixed);
   });
-  await t.step("65537 bytes is cut, with the exact marker", () => {
-    const text = "a".repeat(TEXT_BYTES + 1);
+  await t.step(`${TEXT_LIMIT_BYTES + 1} bytes is cut, with the exact marker`, () => {
+    const text = "a".repeat(TEXT_LIMIT_BYTES + 1);
     const out = truncateText(text);
-    assert.equal(out, `${"a".repeat(TEXT_BYTES)}\n[truncated: 65536 of 65537 bytes shown]`);
+    assert.equal(
+      out,
+      `${"a".repeat(TEXT_LIMIT_BYTES)}\n${truncationMarker(TEXT_LIMIT_BYTES, TEXT_LIMIT_BYTES + 1)}`,
+    );
   });
   await t.step("many short characters never reach the limit", () => {
-    const text = "€".repeat(21845); // 65535 bytes
+    const text = "€".repeat(Math.floor((TEXT_LIMIT_BYTES - 1) / 3)); // 3 bytes each, under the limit
     assert.equal(truncateText(text), text);
   });
 
@@ -75,20 +83,20 @@ Deno.test("text blocks: the 64 KiB cut", async (t) => {
       const width = bytes(char);
       // Place the character so that it starts 1 … width-1 bytes before the limit.
       for (let before = 1; before < width; before++) {
-        const head = "a".repeat(TEXT_BYTES - before);
+        const head = "a".repeat(TEXT_LIMIT_BYTES - before);
         const text = head + char + "tail".repeat(10);
         const out = truncateText(text);
         assertCut(text, out);
         const { shown, shownBytes, totalBytes } = parseTruncated(out);
         assert.equal(shown, head, `${before} bytes before the limit: the character is dropped whole`);
-        assert.equal(shownBytes, TEXT_BYTES - before);
-        assert.equal(totalBytes, TEXT_BYTES - before + width + 40);
+        assert.equal(shownBytes, TEXT_LIMIT_BYTES - before);
+        assert.equal(totalBytes, TEXT_LIMIT_BYTES - before + width + 40);
       }
       // A character that ends exactly at the limit is kept.
-      const fits = "a".repeat(TEXT_BYTES - width) + char + "b";
+      const fits = "a".repeat(TEXT_LIMIT_BYTES - width) + char + "b";
       const { shown } = parseTruncated(truncateText(fits));
       assert.ok(shown.endsWith(char));
-      assert.equal(bytes(shown), TEXT_BYTES);
+      assert.equal(bytes(shown), TEXT_LIMIT_BYTES);
     });
   }
   await t.step("a text made only of emoji (surrogate pairs) is cut on a pair boundary", () => {
@@ -100,7 +108,7 @@ Deno.test("text blocks: the 64 KiB cut", async (t) => {
   });
   await t.step("a ZWJ emoji sequence and combining marks are cut between code points", () => {
     const family = "👨‍👩‍👧‍👦";
-    const text = "x".repeat(TEXT_BYTES - 10) + family.repeat(3);
+    const text = "x".repeat(TEXT_LIMIT_BYTES - 10) + family.repeat(3);
     assertCut(text, truncateText(text));
     const combining = "e\u0301".repeat(30000);
     assertCut(combining, truncateText(combining));
@@ -113,7 +121,7 @@ Deno.test("text blocks: the 64 KiB cut", async (t) => {
     }
   });
   await t.step("a lone surrogate counts as three bytes, as TextEncoder writes it", () => {
-    const text = "a".repeat(TEXT_BYTES - 2) + "\ud800" + "bbbb";
+    const text = "a".repeat(TEXT_LIMIT_BYTES - 2) + "\ud800" + "bbbb";
     const { totalBytes } = parseTruncated(truncateText(text));
     assert.equal(totalBytes, bytes(text));
   });
@@ -121,7 +129,7 @@ Deno.test("text blocks: the 64 KiB cut", async (t) => {
 
 Deno.test("boundResult: text blocks", async (t) => {
   await t.step("every text block is bounded independently", () => {
-    const long1 = "1".repeat(TEXT_BYTES + 5);
+    const long1 = "1".repeat(TEXT_LIMIT_BYTES + 5);
     const long2 = "€".repeat(30000);
     const result = {
       content: [
@@ -176,64 +184,63 @@ function structuredOf(size: number, filler = "x"): Record<string, unknown> {
   return value;
 }
 
-function note(total: number): string {
-  return `[structuredContent truncated: ${total} bytes exceeds the 262144 byte limit]`;
-}
-
 Deno.test("boundResult: structuredContent", async (t) => {
-  await t.step("exactly 262144 bytes of JSON is kept", () => {
-    const structured = structuredOf(STRUCTURED_BYTES);
+  await t.step(`exactly ${STRUCTURED_LIMIT_BYTES} bytes of JSON is kept`, () => {
+    const structured = structuredOf(STRUCTURED_LIMIT_BYTES);
     const out = boundResult({ content: [{ type: "text", text: "ok" }], structuredContent: structured });
     assert.equal(out.structuredContent, structured);
     assert.deepEqual(out.content, [{ type: "text", text: "ok" }]);
   });
-  await t.step("262145 bytes is replaced, and the first text block gains the note", () => {
-    const structured = structuredOf(STRUCTURED_BYTES + 1);
-    const out = boundResult({
-      content: [
+  await t.step(
+    `${STRUCTURED_LIMIT_BYTES + 1} bytes is replaced, and the first text block gains the note`,
+    () => {
+      const structured = structuredOf(STRUCTURED_LIMIT_BYTES + 1);
+      const out = boundResult({
+        content: [
+          { type: "image", data: "iVBOR", mimeType: "image/png" },
+          { type: "text", text: "first" },
+          { type: "text", text: "second" },
+        ],
+        structuredContent: structured,
+        isError: false,
+      });
+      assert.deepEqual(out.structuredContent, structuredTruncated(STRUCTURED_LIMIT_BYTES + 1));
+      assert.deepEqual(out.content, [
         { type: "image", data: "iVBOR", mimeType: "image/png" },
-        { type: "text", text: "first" },
+        { type: "text", text: `first\n${note(STRUCTURED_LIMIT_BYTES + 1)}` },
         { type: "text", text: "second" },
-      ],
-      structuredContent: structured,
-      isError: false,
-    });
-    assert.deepEqual(out.structuredContent, { truncated: true, bytes: STRUCTURED_BYTES + 1 });
-    assert.deepEqual(out.content, [
-      { type: "image", data: "iVBOR", mimeType: "image/png" },
-      { type: "text", text: `first\n${note(STRUCTURED_BYTES + 1)}` },
-      { type: "text", text: "second" },
-    ]);
-    assert.equal(out.isError, false);
-  });
+      ]);
+      assert.equal(out.isError, false);
+    },
+  );
   await t.step("the count is UTF-8 bytes of the JSON, not UTF-16 units", () => {
     // 131068 two-byte characters: about 131k UTF-16 units but 262145 UTF-8 bytes.
-    const structured = structuredOf(STRUCTURED_BYTES + 1, "é");
-    assert.ok(JSON.stringify(structured).length < STRUCTURED_BYTES);
+    const structured = structuredOf(STRUCTURED_LIMIT_BYTES + 1, "é");
+    assert.ok(JSON.stringify(structured).length < STRUCTURED_LIMIT_BYTES);
     const out = boundResult({ content: [{ type: "text", text: "t" }], structuredContent: structured });
-    assert.deepEqual(out.structuredContent, { truncated: true, bytes: STRUCTURED_BYTES + 1 });
-    assert.equal((out.content[0] as { text: string }).text, `t\n${note(STRUCTURED_BYTES + 1)}`);
+    assert.deepEqual(out.structuredContent, structuredTruncated(STRUCTURED_LIMIT_BYTES + 1));
+    assert.equal((out.content[0] as { text: string }).text, `t\n${note(STRUCTURED_LIMIT_BYTES + 1)}`);
   });
   await t.step("with no text block, the note is added as a new text block", () => {
     const structured = structuredOf(300_000);
     const image = { type: "image", data: "R0lGOD", mimeType: "image/gif" };
     const out = boundResult({ content: [image], structuredContent: structured });
     assert.deepEqual(out.content, [image, { type: "text", text: note(300_000) }]);
-    assert.deepEqual(out.structuredContent, { truncated: true, bytes: 300_000 });
+    assert.deepEqual(out.structuredContent, structuredTruncated(300_000));
   });
   await t.step("with no content at all, the note is the only block", () => {
-    const out = boundResult({ structuredContent: structuredOf(STRUCTURED_BYTES + 10) });
-    assert.deepEqual(out.content, [{ type: "text", text: note(STRUCTURED_BYTES + 10) }]);
+    const out = boundResult({ structuredContent: structuredOf(STRUCTURED_LIMIT_BYTES + 10) });
+    assert.deepEqual(out.content, [{ type: "text", text: note(STRUCTURED_LIMIT_BYTES + 10) }]);
   });
   await t.step("a truncated first text block still gains the note after its marker", () => {
-    const long = "a".repeat(TEXT_BYTES + 1);
+    const long = "a".repeat(TEXT_LIMIT_BYTES + 1);
     const out = boundResult({
       content: [{ type: "text", text: long }],
-      structuredContent: structuredOf(STRUCTURED_BYTES + 1),
+      structuredContent: structuredOf(STRUCTURED_LIMIT_BYTES + 1),
     });
     const text = (out.content[0] as { text: string }).text;
-    assert.ok(text.endsWith(`\n${note(STRUCTURED_BYTES + 1)}`));
-    assertCut(long, text.slice(0, -(note(STRUCTURED_BYTES + 1).length + 1)));
+    assert.ok(text.endsWith(`\n${note(STRUCTURED_LIMIT_BYTES + 1)}`));
+    assertCut(long, text.slice(0, -(note(STRUCTURED_LIMIT_BYTES + 1).length + 1)));
   });
   await t.step("small structuredContent of any JSON type is kept as is", () => {
     for (const value of [{ a: 1 }, [1, 2], "text", 0, null, false]) {

@@ -8,10 +8,27 @@ import { Facade, type FacadeOptions, type RelayPort } from "../../lib/facade/fac
 import type { CallOutcome, CallToolResult, JsonObject, LocalTool, Tool } from "../../lib/wire/mcp.ts";
 import type { RelayAnswer, RelayFailure } from "../../lib/relay/answer.ts";
 import { Signer } from "../../lib/key/signer.ts";
-import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
+import {
+  AUTHORIZATION_KINDS,
+  authorizationRefusalText,
+  CONTRACT_KINDS,
+  CONTRACT_READ,
+  CONTRACT_WRITE,
+  GRANT_KIND,
+  INVALID_PARAMS,
+  PERMISSION_PREFIX,
+  RELAY_PREFIX,
+  TEXT_LIMIT_BYTES,
+  TINY_DIAGNOSE,
+  TRANSPORT_PREFIX,
+  truncationMarker,
+  truncationMarkerPattern,
+  unexpectedKindText as unexpected,
+  UNKNOWN_TOOL,
+} from "../support/contract.ts";
 
 const DIAGNOSE: LocalTool = {
-  entry: { name: "tiny_diagnose", inputSchema: { type: "object" } },
+  entry: { name: TINY_DIAGNOSE, inputSchema: { type: "object" } },
   call: (args) =>
     Promise.resolve({ content: [{ type: "text", text: `ok: ${JSON.stringify(args)}` }], isError: false }),
 };
@@ -23,7 +40,7 @@ function relayTool(name: string): JsonObject {
 /** Every tool the relay could list: the curated ones, hidden ones and an impostor `tiny_diagnose`. */
 const RELAY_TABLE = [
   ...[...CONTRACT_READ, ...CONTRACT_WRITE].map(relayTool),
-  ...["publish_event", "read_management", "set_status", "tiny_diagnose"].map(relayTool),
+  ...["publish_event", "read_management", "set_status", TINY_DIAGNOSE].map(relayTool),
 ];
 
 type CallAnswer = RelayAnswer | ((name: string, args: JsonObject) => RelayAnswer);
@@ -110,7 +127,7 @@ Deno.test("tools/list: the exposed set in exposure order, then tiny_diagnose", a
     await t.step(name, async () => {
       const { facade } = setup(options);
       const tools = await facade.listTools();
-      assert.deepEqual(names(tools), [...expected, "tiny_diagnose"]);
+      assert.deepEqual(names(tools), [...expected, TINY_DIAGNOSE]);
       assert.equal(tools.at(-1), DIAGNOSE.entry, "the facade's own tiny_diagnose, not the relay's");
       assert.equal(tools[0].description, `the relay's ${expected[0]}`);
     });
@@ -118,7 +135,7 @@ Deno.test("tools/list: the exposed set in exposure order, then tiny_diagnose", a
   await t.step("a name the relay does not serve is simply absent", async () => {
     const { facade, relay } = setup({ exposed: ["read_room", "list_jobs"] });
     relay.table = [relayTool("read_room")];
-    assert.deepEqual(names(await facade.listTools()), ["read_room", "tiny_diagnose"]);
+    assert.deepEqual(names(await facade.listTools()), ["read_room", TINY_DIAGNOSE]);
   });
 });
 
@@ -146,10 +163,10 @@ Deno.test("the tool table: fetched once, again after a failure or an unknown too
       async () => {
         const { facade, relay, logs } = setup();
         relay.listAnswers.push(failed(failure));
-        assert.deepEqual(names(await facade.listTools()), ["tiny_diagnose"]);
+        assert.deepEqual(names(await facade.listTools()), [TINY_DIAGNOSE]);
         assert.equal(logs.length, 1);
         assert.ok(logs[0].includes(`${name}: ${failure.detail}`), logs[0]);
-        assert.deepEqual(names(await facade.listTools()), [...CONTRACT_READ, "tiny_diagnose"]);
+        assert.deepEqual(names(await facade.listTools()), [...CONTRACT_READ, TINY_DIAGNOSE]);
         assert.equal(relay.lists, 2);
       },
     );
@@ -157,8 +174,8 @@ Deno.test("the tool table: fetched once, again after a failure or an unknown too
   await t.step("an answer without a tools list is a transport failure", async () => {
     const { facade, relay, logs } = setup();
     relay.listAnswers.push(ok({ tools: "nope" }));
-    assert.deepEqual(names(await facade.listTools()), ["tiny_diagnose"]);
-    assert.match(logs[0], /transport: /);
+    assert.deepEqual(names(await facade.listTools()), [TINY_DIAGNOSE]);
+    assert.ok(logs[0].includes(TRANSPORT_PREFIX), logs[0]);
   });
   await t.step(
     "the relay reporting an unknown tool drops the table; the next request fetches it",
@@ -166,14 +183,14 @@ Deno.test("the tool table: fetched once, again after a failure or an unknown too
       const { facade, relay } = setup();
       await facade.listTools();
       relay.callAnswers.push(
-        failed({ class: "relay", detail: "Unknown tool: read_room", unknownTool: true }),
+        failed({ class: "relay", detail: `${UNKNOWN_TOOL}: read_room`, unknownTool: true }),
       );
       const result = resultOf(await facade.callTool({ name: "read_room" }));
       assert.equal(result.isError, true);
-      assert.equal(textOf(result), "relay: Unknown tool: read_room");
+      assert.equal(textOf(result), `${RELAY_PREFIX}${UNKNOWN_TOOL}: read_room`);
       assert.equal(relay.lists, 1, "not fetched until it is needed");
       relay.table = [relayTool("list_rooms")];
-      assert.deepEqual(names(await facade.listTools()), ["list_rooms", "tiny_diagnose"]);
+      assert.deepEqual(names(await facade.listTools()), ["list_rooms", TINY_DIAGNOSE]);
       assert.equal(relay.lists, 2);
     },
   );
@@ -193,31 +210,31 @@ Deno.test("tools/call: what is refused before the relay is contacted", async (t)
     [
       "a read tool outside --tools",
       { name: "list_wiki" },
-      "Unknown tool: list_wiki (a read tool left out by --tools)",
+      `${UNKNOWN_TOOL}: list_wiki (a read tool left out by --tools)`,
     ],
     [
       "a write tool without --allow-writes, with the flag that exposes it",
       { name: "post_message" },
-      "Unknown tool: post_message (a write tool: --allow-writes exposes it)",
+      `${UNKNOWN_TOOL}: post_message (a write tool: --allow-writes exposes it)`,
     ],
     [
       "a hidden tool, with why it is never offered",
       { name: "publish_event" },
-      "Unknown tool: publish_event (never offered: it publishes any signed event, and tinyagent signs only " +
+      `${UNKNOWN_TOOL}: publish_event (never offered: it publishes any signed event, and tinyagent signs only ` +
       "the kinds each curated write tool publishes)",
     ],
     [
       "a management tool",
       { name: "set_policy" },
-      "Unknown tool: set_policy (never offered: it is a management tool, for the relay's operator, not an agent)",
+      `${UNKNOWN_TOOL}: set_policy (never offered: it is a management tool, for the relay's operator, not an agent)`,
     ],
-    ["a name tinyagent does not know", { name: "nope" }, "Unknown tool: nope"],
-    ["a name from Object.prototype", { name: "constructor" }, "Unknown tool: constructor"],
+    ["a name tinyagent does not know", { name: "nope" }, `${UNKNOWN_TOOL}: nope`],
+    ["a name from Object.prototype", { name: "constructor" }, `${UNKNOWN_TOOL}: constructor`],
   ];
   for (const [name, params, message] of cases) {
     await t.step(name, async () => {
       const { facade, relay } = setup({ exposed: ["read_room", "list_rooms"] });
-      assert.deepEqual(await facade.callTool(params), { error: { code: -32602, message } });
+      assert.deepEqual(await facade.callTool(params), { error: { code: INVALID_PARAMS, message } });
       assert.equal(relay.calls.length, 0);
       assert.equal(relay.lists, 0, "the table is not even fetched");
     });
@@ -226,7 +243,7 @@ Deno.test("tools/call: what is refused before the relay is contacted", async (t)
     const { facade, relay } = setup({ exposed: ["read_room", "list_jobs"] });
     relay.table = [relayTool("read_room")];
     assert.deepEqual(await facade.callTool({ name: "list_jobs" }), {
-      error: { code: -32602, message: "Unknown tool: list_jobs (the relay does not list it)" },
+      error: { code: INVALID_PARAMS, message: `${UNKNOWN_TOOL}: list_jobs (the relay does not list it)` },
     });
     assert.equal(relay.calls.length, 0);
   });
@@ -249,10 +266,10 @@ Deno.test("tools/call: forwarding and the errors the host sees", async (t) => {
   const failures: [RelayFailure, string][] = [
     [
       { class: "permission", detail: "restricted: not in the grant" },
-      "permission: restricted: not in the grant",
+      `${PERMISSION_PREFIX}restricted: not in the grant`,
     ],
-    [{ class: "transport", detail: "no answer within 120 s" }, "transport: no answer within 120 s"],
-    [{ class: "relay", detail: "Invalid params: room" }, "relay: Invalid params: room"],
+    [{ class: "transport", detail: "no answer within 120 s" }, `${TRANSPORT_PREFIX}no answer within 120 s`],
+    [{ class: "relay", detail: "Invalid params: room" }, `${RELAY_PREFIX}Invalid params: room`],
   ];
   for (const [failure, text] of failures) {
     await t.step(`a ${failure.class} failure is a tool error "${text}"`, async () => {
@@ -270,14 +287,17 @@ Deno.test("tools/call: forwarding and the errors the host sees", async (t) => {
       isError: true,
     }));
     const result = resultOf(await facade.callTool({ name: "read_room" }));
-    assert.equal(textOf(result), "permission: restricted: this room is private");
-    assert.deepEqual(result.structuredContent, { message: "permission: auth-required: sign in" });
+    assert.equal(textOf(result), `${PERMISSION_PREFIX}restricted: this room is private`);
+    assert.deepEqual(result.structuredContent, { message: `${PERMISSION_PREFIX}auth-required: sign in` });
   });
   await t.step("text over 64 KiB reaching the host is cut with the marker", async () => {
     const { facade, relay } = setup();
     relay.callAnswers.push(ok({ content: [{ type: "text", text: "x".repeat(70_000) }] }));
     const result = resultOf(await facade.callTool({ name: "read_room" }));
-    assert.equal(textOf(result), `${"x".repeat(65_536)}\n[truncated: 65536 of 70000 bytes shown]`);
+    assert.equal(
+      textOf(result),
+      `${"x".repeat(TEXT_LIMIT_BYTES)}\n${truncationMarker(TEXT_LIMIT_BYTES, 70_000)}`,
+    );
   });
   await t.step(
     "while the table is down a curated call still reaches the relay; its answer brings the table back",
@@ -289,7 +309,7 @@ Deno.test("tools/call: forwarding and the errors the host sees", async (t) => {
       assert.deepEqual(relay.calls.map((call) => call.name), ["read_room"]);
       assert.equal(relay.lists, 2, "fetched before the call, and again once the relay answered");
       assert.match(logs.join("\n"), /transport: connection refused/);
-      assert.deepEqual(names(await facade.listTools()), [...CONTRACT_READ, "tiny_diagnose"]);
+      assert.deepEqual(names(await facade.listTools()), [...CONTRACT_READ, TINY_DIAGNOSE]);
       assert.equal(relay.lists, 2);
     },
   );
@@ -301,7 +321,7 @@ Deno.test("tools/call: forwarding and the errors the host sees", async (t) => {
       await facade.listTools();
       relay.callAnswers.push(failed({ class: "transport", detail: "still down" }));
       const result = resultOf(await facade.callTool({ name: "read_room" }));
-      assert.equal(textOf(result), "transport: still down");
+      assert.equal(textOf(result), `${TRANSPORT_PREFIX}still down`);
       assert.equal(relay.lists, 1, "the relay did not answer, so the table is not fetched again yet");
       relay.callAnswers.push(failed({ class: "permission", detail: "restricted: no" }));
       await facade.callTool({ name: "read_room" });
@@ -314,11 +334,11 @@ Deno.test("tools/call: forwarding and the errors the host sees", async (t) => {
     relay.callAnswers.push(failed({ class: "relay", detail: "y".repeat(1 << 20) }));
     const result = resultOf(await facade.callTool({ name: "read_room" }));
     assert.ok(textOf(result).length < 70_000);
-    assert.match(textOf(result), /\[truncated: 65536 of \d+ bytes shown\]$/);
+    assert.match(textOf(result), truncationMarkerPattern(TEXT_LIMIT_BYTES));
   });
   await t.step("tiny_diagnose is answered by the facade, never by the relay", async () => {
     const { facade, relay } = setup();
-    const result = resultOf(await facade.callTool({ name: "tiny_diagnose", arguments: { rooms: ["a"] } }));
+    const result = resultOf(await facade.callTool({ name: TINY_DIAGNOSE, arguments: { rooms: ["a"] } }));
     assert.equal(textOf(result), 'ok: {"rooms":["a"]}');
     assert.equal(relay.calls.length, 0);
     assert.equal(relay.lists, 0);
@@ -395,11 +415,9 @@ Deno.test("sign and resubmit: every write tool and each kind it publishes", asyn
 });
 
 Deno.test("sign and resubmit: what is never signed", async (t) => {
-  const unexpected = (kind: number, tool: string) =>
-    `the relay returned an unsigned event this tool is not expected to publish: kind ${kind} from ${tool}`;
   const cases: [string, string, boolean, number, string, boolean][] = [
     ["another kind from a write tool", "post_message", true, 1, unexpected(1, "post_message"), true],
-    ["an agent grant", "request_grant", true, 30392, unexpected(30392, "request_grant"), true],
+    ["an agent grant", "request_grant", true, GRANT_KIND, unexpected(GRANT_KIND, "request_grant"), true],
     ["a template from a read tool", "read_room", true, 9, unexpected(9, "read_room"), true],
     ["any template without --allow-writes", "read_room", false, 9, unexpected(9, "read_room"), true],
     [
@@ -410,30 +428,11 @@ Deno.test("sign and resubmit: what is never signed", async (t) => {
       unexpected(9, "upload_attachment"),
       true,
     ],
-    [
-      "an authorization kind 27235",
-      "post_message",
-      true,
-      27235,
-      "refused to sign a kind 27235 authorization event returned by post_message",
-      false,
-    ],
-    [
-      "an authorization kind 22242",
-      "comment",
-      true,
-      22242,
-      "refused to sign a kind 22242 authorization event returned by comment",
-      false,
-    ],
-    [
-      "an authorization kind 24242",
-      "react",
-      true,
-      24242,
-      "refused to sign a kind 24242 authorization event returned by react",
-      false,
-    ],
+    // Each authorization kind from a different write tool.
+    ...AUTHORIZATION_KINDS.map((kind, i): [string, string, boolean, number, string, boolean] => {
+      const tool = ["comment", "react", "post_message"][i];
+      return [`an authorization kind ${kind}`, tool, true, kind, authorizationRefusalText(kind, tool), false];
+    }),
   ];
   for (const [name, tool, allowWrites, kind, text, carriesResult] of cases) {
     await t.step(name, async () => {

@@ -8,16 +8,23 @@ import {
   recognizeTemplate,
   type Template,
 } from "../../lib/facade/signing_rules.ts";
-import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
+import {
+  AUTHORIZATION_KINDS,
+  authorizationRefusalText as authorization,
+  CONTRACT_KINDS,
+  CONTRACT_READ,
+  CONTRACT_WRITE,
+  GRANT_KIND,
+  TINY_DIAGNOSE,
+  unexpectedKindText as unexpected,
+} from "../support/contract.ts";
 
 /** Tools outside both lists: never signed for. */
-const OTHER_TOOLS = ["publish_event", "read_management", "tiny_diagnose", "set_status", "create_room"];
-
-const AUTH_KINDS = [22242, 24242, 27235];
+const OTHER_TOOLS = ["publish_event", "read_management", TINY_DIAGNOSE, "set_status", "create_room"];
 
 /** Every kind in the table plus the extra kinds the contract singles out. */
 const KINDS = [
-  ...new Set([...Object.values(CONTRACT_KINDS).flat(), 0, 1, 30392, 22242, 24242, 27235, 65535]),
+  ...new Set([...Object.values(CONTRACT_KINDS).flat(), 0, 1, GRANT_KIND, ...AUTHORIZATION_KINDS, 65535]),
 ].sort((a, b) => a - b);
 
 function templateResult(unsigned: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -37,17 +44,9 @@ function template(kind: number): Template {
   };
 }
 
-function unexpected(kind: number, tool: string): string {
-  return `the relay returned an unsigned event this tool is not expected to publish: kind ${kind} from ${tool}`;
-}
-
-function authorization(kind: number, tool: string): string {
-  return `refused to sign a kind ${kind} authorization event returned by ${tool}`;
-}
-
 /** What the contract says must happen for one tool, kind and flag. */
 function expected(tool: string, kind: number, allowWrites: boolean) {
-  if (AUTH_KINDS.includes(kind)) {
+  if (AUTHORIZATION_KINDS.includes(kind)) {
     return { action: "refuse", message: authorization(kind, tool) };
   }
   if (allowWrites && (CONTRACT_KINDS[tool] ?? []).includes(kind)) return { action: "sign" };
@@ -74,8 +73,8 @@ Deno.test("the full tool × kind signing table", async (t) => {
           }
         }
       }
-      // 18 (tool, kind) pairs in the table are signed, and only with writes allowed.
-      assert.equal(signed, allowWrites ? 18 : 0);
+      // Every (tool, kind) pair in the table is signed, and only with writes allowed.
+      assert.equal(signed, allowWrites ? Object.values(CONTRACT_KINDS).flat().length : 0);
     });
   }
   for (const allowWrites of [true, false]) {
@@ -86,8 +85,9 @@ Deno.test("the full tool × kind signing table", async (t) => {
           const label = `${tool} kind ${kind}`;
           assert.equal(decision.action, "refuse", label);
           if (decision.action !== "refuse") continue;
-          if (AUTH_KINDS.includes(kind)) assert.equal(decision.message, authorization(kind, tool), label);
-          else {
+          if (AUTHORIZATION_KINDS.includes(kind)) {
+            assert.equal(decision.message, authorization(kind, tool), label);
+          } else {
             assert.equal(decision.message, unexpected(kind, tool), label);
             assert.equal(decision.showResult, true, label);
           }
@@ -98,7 +98,7 @@ Deno.test("the full tool × kind signing table", async (t) => {
 });
 
 Deno.test("authorization kinds are refused whatever the tool and flags", async (t) => {
-  for (const kind of AUTH_KINDS) {
+  for (const kind of AUTHORIZATION_KINDS) {
     await t.step(`kind ${kind}`, () => {
       for (const tool of [...CONTRACT_WRITE, ...CONTRACT_READ, ...OTHER_TOOLS]) {
         for (const allowWrites of [true, false]) {
@@ -111,14 +111,14 @@ Deno.test("authorization kinds are refused whatever the tool and flags", async (
   }
 });
 
-Deno.test("an agent grant (kind 30392) is never signed", () => {
+Deno.test(`an agent grant (kind ${GRANT_KIND}) is never signed`, () => {
   for (const tool of [...CONTRACT_WRITE, ...CONTRACT_READ, ...OTHER_TOOLS]) {
     for (const allowWrites of [true, false]) {
-      const decision = decideSigning(tool, templateResult(template(30392)), allowWrites);
+      const decision = decideSigning(tool, templateResult(template(GRANT_KIND)), allowWrites);
       assert.notEqual(decision.action, "sign", tool);
       assert.equal(decision.action, "refuse", tool);
       if (decision.action === "refuse") {
-        assert.equal(decision.message, unexpected(30392, tool));
+        assert.equal(decision.message, unexpected(GRANT_KIND, tool));
         assert.equal(decision.showResult, true);
       }
     }
@@ -162,12 +162,12 @@ Deno.test("templates that are not recognized pass through unchanged", async (t) 
     });
   }
   await t.step("malformed authorization-kind templates also pass (not recognized at all)", () => {
-    const result = templateResult({ kind: 22242, tags: [["relay", 1]], content: "" });
+    const result = templateResult({ kind: AUTHORIZATION_KINDS[0], tags: [["relay", 1]], content: "" });
     assert.deepEqual(decideSigning("post_message", result, true), { action: "pass" });
   });
 
   await t.step("isError results are never signed, whatever the template", () => {
-    for (const kind of [9, 22242, 30392]) {
+    for (const kind of [9, AUTHORIZATION_KINDS[0], GRANT_KIND]) {
       const result = templateResult({ ...good, kind }, { isError: true });
       assert.deepEqual(decideSigning("post_message", result, true), { action: "pass" });
       assert.deepEqual(decideSigning("request_decision", result, true), { action: "pass" });

@@ -1,5 +1,4 @@
-// Exposed tools (facade.md, "Exposed tools"): the curated lists, --tools,
-// --allow-writes, and the table restricted to the exposed set.
+// Exposed tools (facade.md, "Exposed tools"): the curated lists, --tools and --allow-writes.
 
 import assert from "node:assert/strict";
 import {
@@ -10,23 +9,12 @@ import {
   resolveExposure,
   WRITE_TOOLS,
 } from "../../lib/facade/tools.ts";
-import { exposedTable } from "../../lib/facade/exposed_table.ts";
-import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
-
-/** Relay tools that must never be offered, whatever the flags. */
-const HIDDEN = [
-  "publish_event",
-  "read_management",
-  "set_status",
-  "publish_site",
-  "create_room",
-  "ban_pubkey",
-  "allow_pubkey",
-  "grant_agent",
-  "revoke_agent",
-  "list_agents",
-  "change_relay_name",
-];
+import {
+  CONTRACT_READ,
+  CONTRACT_WRITE,
+  HIDDEN_RELAY_TOOLS as HIDDEN,
+  TINY_DIAGNOSE,
+} from "../support/contract.ts";
 
 function names(result: ReturnType<typeof resolveExposure>): string[] {
   assert.ok(result.ok, `expected ok, got ${JSON.stringify(result)}`);
@@ -39,13 +27,14 @@ function error(result: ReturnType<typeof resolveExposure>): string {
 }
 
 Deno.test("curated lists match the contract", async (t) => {
-  await t.step("17 read tools, in the contract's order", () => {
-    assert.equal(CONTRACT_READ.length, 17);
+  await t.step("the read tools, in the contract's order", () => {
     assert.deepEqual([...READ_TOOLS], CONTRACT_READ);
   });
-  await t.step("18 write tools, in the contract's order", () => {
-    assert.equal(CONTRACT_WRITE.length, 18);
+  await t.step("the write tools, in the contract's order", () => {
     assert.deepEqual([...WRITE_TOOLS], CONTRACT_WRITE);
+  });
+  await t.step("the tool the facade answers itself has the contract's name", () => {
+    assert.equal(DIAGNOSE_TOOL, TINY_DIAGNOSE);
   });
   await t.step("isReadTool / isWriteTool classify every curated name and nothing else", () => {
     for (const name of CONTRACT_READ) {
@@ -56,7 +45,7 @@ Deno.test("curated lists match the contract", async (t) => {
       assert.equal(isWriteTool(name), true, name);
       assert.equal(isReadTool(name), false, name);
     }
-    for (const name of [...HIDDEN, DIAGNOSE_TOOL, "", "toString", "constructor", "__proto__"]) {
+    for (const name of [...HIDDEN, TINY_DIAGNOSE, "", "toString", "constructor", "__proto__"]) {
       assert.equal(isReadTool(name), false, name);
       assert.equal(isWriteTool(name), false, name);
     }
@@ -64,10 +53,10 @@ Deno.test("curated lists match the contract", async (t) => {
 });
 
 Deno.test("resolveExposure: defaults and --allow-writes", async (t) => {
-  await t.step("default exposure is the 17 read tools, in order", () => {
+  await t.step(`default exposure is the ${CONTRACT_READ.length} read tools, in order`, () => {
     assert.deepEqual(names(resolveExposure(undefined, false)), CONTRACT_READ);
   });
-  await t.step("--allow-writes adds the 18 write tools after the read tools", () => {
+  await t.step(`--allow-writes adds the ${CONTRACT_WRITE.length} write tools after the read tools`, () => {
     assert.deepEqual(names(resolveExposure(undefined, true)), [...CONTRACT_READ, ...CONTRACT_WRITE]);
   });
   await t.step("the default list is a fresh array each time", () => {
@@ -151,87 +140,8 @@ Deno.test("resolveExposure: --tools", async (t) => {
   await t.step(
     "tiny_diagnose belongs to neither list: naming it is an error that says it is always offered",
     () => {
-      const message = error(resolveExposure(["list_rooms", "tiny_diagnose"], true));
-      assert.match(message, /tiny_diagnose is always offered/);
+      const message = error(resolveExposure(["list_rooms", TINY_DIAGNOSE], true));
+      assert.ok(message.includes(`${TINY_DIAGNOSE} is always offered`), message);
     },
   );
-});
-
-function relayEntry(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name,
-    title: `Title of ${name}`,
-    description: `Description of ${name}`,
-    inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
-    outputSchema: { type: "object", properties: { ok: { type: "boolean" } } },
-    annotations: { readOnlyHint: name.startsWith("read") || name.startsWith("list") },
-    ...extra,
-  };
-}
-
-/** The table the host would see. */
-function tableOf(relay: unknown[], exposed: readonly string[]) {
-  return exposedTable(relay, exposed).value;
-}
-
-Deno.test("exposedTable", async (t) => {
-  await t.step("keeps only title, description, inputSchema and annotations (never outputSchema)", () => {
-    const entry = relayEntry("read_room", {
-      _meta: { secret: "x" },
-      execution: { taskSupport: "optional" },
-      icons: [{ src: "https://x/icon.png" }],
-      extra: 1,
-    });
-    const table = tableOf([entry], ["read_room"]);
-    assert.equal(table.length, 1);
-    assert.deepEqual(table[0], {
-      name: "read_room",
-      title: entry.title,
-      description: entry.description,
-      inputSchema: entry.inputSchema,
-      annotations: entry.annotations,
-    });
-    assert.ok(entry.outputSchema, "the relay's entry had one");
-  });
-  await t.step("drops tools outside the exposed set, including hidden ones", () => {
-    const relay = [...HIDDEN, ...CONTRACT_READ, ...CONTRACT_WRITE].map((name) => relayEntry(name));
-    const read = tableOf(relay, names(resolveExposure(undefined, false)));
-    assert.deepEqual(read.map((entry) => entry.name), CONTRACT_READ);
-    const all = tableOf(relay, names(resolveExposure(undefined, true)));
-    assert.deepEqual(all.map((entry) => entry.name), [...CONTRACT_READ, ...CONTRACT_WRITE]);
-    for (const hidden of HIDDEN) {
-      assert.ok(!all.some((entry) => entry.name === hidden), hidden);
-    }
-  });
-  await t.step("ignores a relay tool named tiny_diagnose", () => {
-    const relay = [relayEntry(DIAGNOSE_TOOL, { description: "relay impostor" }), relayEntry("read_room")];
-    assert.deepEqual(tableOf(relay, ["read_room"]).map((entry) => entry.name), ["read_room"]);
-    // Even if the exposed list names it, the relay's entry is never offered.
-    const table = tableOf(relay, [DIAGNOSE_TOOL, "read_room"]);
-    assert.deepEqual(table.map((entry) => entry.name), ["read_room"]);
-    assert.ok(!JSON.stringify(table).includes("relay impostor"));
-  });
-  await t.step("keeps the exposure order, not the relay's order", () => {
-    const relay = [...CONTRACT_READ].reverse().map((name) => relayEntry(name));
-    const exposed = ["read_status", "list_repositories", "read_room", "list_files"];
-    assert.deepEqual(tableOf(relay, exposed).map((entry) => entry.name), exposed);
-  });
-  await t.step("skips names the relay does not serve", () => {
-    const relay = [relayEntry("list_rooms"), relayEntry("read_status")];
-    const table = tableOf(relay, ["read_room", "list_rooms", "read_thread", "read_status"]);
-    assert.deepEqual(table.map((entry) => entry.name), ["list_rooms", "read_status"]);
-  });
-  await t.step("an empty or failed relay table gives an empty table", () => {
-    assert.deepEqual(tableOf([], CONTRACT_READ), []);
-  });
-  await t.step("malformed relay entries are ignored", () => {
-    const relay = [null, 5, "read_room", [relayEntry("read_room")], { name: 7 }, relayEntry("read_room")];
-    const table = tableOf(relay as unknown[], ["read_room"]);
-    assert.equal(table.length, 1);
-    assert.equal(table[0].name, "read_room");
-  });
-  await t.step("an entry without inputSchema still gets an object schema", () => {
-    const table = tableOf([{ name: "read_room", description: "d" }], ["read_room"]);
-    assert.deepEqual(table[0], { name: "read_room", description: "d", inputSchema: { type: "object" } });
-  });
 });

@@ -12,8 +12,19 @@ import {
   type ToolProvider,
 } from "../../lib/host/protocol.ts";
 
-const VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
-const FALLBACK = "2025-06-18";
+import {
+  ANNOUNCED_CAPABILITIES,
+  FALLBACK_VERSION as FALLBACK,
+  HANDSHAKE_VERSIONS as VERSIONS,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  RELAY_PROTOCOL_VERSION,
+  TINY_DIAGNOSE,
+  UNKNOWN_TOOL,
+} from "../support/contract.ts";
 
 class FakeTools implements ToolProvider {
   listCalls = 0;
@@ -66,41 +77,41 @@ Deno.test("initialize", async (t) => {
         id: 1,
         result: {
           protocolVersion: version,
-          capabilities: { tools: { listChanged: true } },
+          capabilities: ANNOUNCED_CAPABILITIES,
           serverInfo: { name: "tinyagent", version: config.version },
         },
       });
     });
   }
   const others: [string, unknown][] = [
-    ["the relay's own revision", { protocolVersion: "2026-07-28" }],
+    ["the relay's own revision", { protocolVersion: RELAY_PROTOCOL_VERSION }],
     ["an unknown date", { protocolVersion: "2099-01-01" }],
     ["an empty string", { protocolVersion: "" }],
-    ["a near miss", { protocolVersion: "2025-06-18 " }],
+    ["a near miss", { protocolVersion: `${VERSIONS[0]} ` }],
     ["a number", { protocolVersion: 20250618 }],
     ["null", { protocolVersion: null }],
-    ["an array of versions", { protocolVersion: ["2024-11-05"] }],
+    ["an array of versions", { protocolVersion: [VERSIONS[0]] }],
     ["missing", { capabilities: {} }],
     ["no params", undefined],
-    ["params as an array", ["2024-11-05"]],
+    ["params as an array", [VERSIONS[0]]],
   ];
   for (const [name, params] of others) {
     await t.step(`answers ${FALLBACK} when protocolVersion is ${name}`, async () => {
       const out = await answer(initialize(params));
       assert.equal(out.result?.protocolVersion, FALLBACK);
-      assert.deepEqual(out.result?.capabilities, { tools: { listChanged: true } });
+      assert.deepEqual(out.result?.capabilities, ANNOUNCED_CAPABILITIES);
       assert.deepEqual(out.result?.serverInfo, { name: "tinyagent", version: config.version });
     });
   }
   await t.step("negotiateVersion directly", () => {
     for (const version of VERSIONS) assert.equal(negotiateVersion(version), version);
-    for (const other of [undefined, null, 1, "2026-07-28", {}, "2024-11-5"]) {
+    for (const other of [undefined, null, 1, RELAY_PROTOCOL_VERSION, {}, "2024-11-5"]) {
       assert.equal(negotiateVersion(other), FALLBACK);
     }
   });
   await t.step("does not touch the relay", async () => {
     const tools = new FakeTools();
-    await answer(initialize({ protocolVersion: "2025-06-18" }), tools);
+    await answer(initialize({ protocolVersion: VERSIONS[0] }), tools);
     assert.equal(tools.listCalls, 0);
     assert.equal(tools.callParams.length, 0);
   });
@@ -144,16 +155,16 @@ Deno.test("notifications get no answer, whatever the method", async () => {
   assert.equal(tools.callParams.length, 0, "a notification never reaches the tool provider");
 });
 
-Deno.test("an unknown method is -32601", async () => {
+Deno.test(`an unknown method is ${METHOD_NOT_FOUND}`, async () => {
   for (const method of ["resources/list", "prompts/list", "initialized", "tools/invoke", "server/discover"]) {
     const out = await answer(line({ jsonrpc: "2.0", id: 4, method }));
     assert.equal(out.id, 4);
-    assert.equal(out.error?.code, -32601, method);
+    assert.equal(out.error?.code, METHOD_NOT_FOUND, method);
     assert.equal(out.result, undefined);
   }
 });
 
-Deno.test("a line that is not one JSON object is -32700 with id null", async () => {
+Deno.test(`a line that is not one JSON object is ${PARSE_ERROR} with id null`, async () => {
   for (
     const text of [
       "garbage",
@@ -173,17 +184,17 @@ Deno.test("a line that is not one JSON object is -32700 with id null", async () 
     const out = await answer(text);
     assert.equal(out.jsonrpc, "2.0");
     assert.equal(out.id, null, text);
-    assert.equal(out.error?.code, -32700, text);
+    assert.equal(out.error?.code, PARSE_ERROR, text);
   }
 });
 
-Deno.test("an invalid request is -32600", async (t) => {
+Deno.test(`an invalid request is ${INVALID_REQUEST}`, async (t) => {
   await t.step('jsonrpc missing or not "2.0"', async () => {
     for (const jsonrpc of [undefined, "1.0", "2", 2, 2.0, null]) {
       const message: Record<string, unknown> = { id: 3, method: "ping" };
       if (jsonrpc !== undefined) message.jsonrpc = jsonrpc;
       const out = await answer(line(message));
-      assert.equal(out.error?.code, -32600, JSON.stringify(jsonrpc));
+      assert.equal(out.error?.code, INVALID_REQUEST, JSON.stringify(jsonrpc));
       assert.equal(out.id, 3);
     }
   });
@@ -192,20 +203,20 @@ Deno.test("an invalid request is -32600", async (t) => {
       const message: Record<string, unknown> = { jsonrpc: "2.0", id: 3 };
       if (method !== undefined) message.method = method;
       const out = await answer(line(message));
-      assert.equal(out.error?.code, -32600, JSON.stringify(method));
+      assert.equal(out.error?.code, INVALID_REQUEST, JSON.stringify(method));
       assert.equal(out.id, 3);
     }
   });
   await t.step("params that are neither object nor array", async () => {
     for (const params of [5, "x", true, null]) {
       const out = await answer(line({ jsonrpc: "2.0", id: 3, method: "ping", params }));
-      assert.equal(out.error?.code, -32600, JSON.stringify(params));
+      assert.equal(out.error?.code, INVALID_REQUEST, JSON.stringify(params));
     }
   });
   await t.step("an id that is neither string nor number answers with id null", async () => {
     for (const id of [null, true, { a: 1 }, [1]]) {
       const out = await answer(line({ jsonrpc: "2.0", id, method: "ping" }));
-      assert.equal(out.error?.code, -32600, JSON.stringify(id));
+      assert.equal(out.error?.code, INVALID_REQUEST, JSON.stringify(id));
       assert.equal(out.id, null);
     }
   });
@@ -243,8 +254,8 @@ Deno.test("blank lines and stray responses get no answer", async () => {
     const message of [
       { jsonrpc: "2.0", id: 1, result: {} },
       { jsonrpc: "2.0", id: "x", result: { roots: [] } },
-      { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "no" } },
-      { jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse" } },
+      { jsonrpc: "2.0", id: 2, error: { code: METHOD_NOT_FOUND, message: "no" } },
+      { jsonrpc: "2.0", id: null, error: { code: PARSE_ERROR, message: "parse" } },
     ]
   ) {
     assert.equal(await answerLine(line(message), tools), undefined, line(message));
@@ -256,7 +267,7 @@ Deno.test("tools/list and tools/call go to the provider", async (t) => {
   await t.step("tools/list answers the provider's table", async () => {
     const table: Tool[] = [
       { name: "read_room", inputSchema: { type: "object" } },
-      { name: "tiny_diagnose", inputSchema: { type: "object" } },
+      { name: TINY_DIAGNOSE, inputSchema: { type: "object" } },
     ];
     const tools = new FakeTools(table);
     const out = await answer(line({ jsonrpc: "2.0", id: 2, method: "tools/list" }), tools);
@@ -272,7 +283,7 @@ Deno.test("tools/list and tools/call go to the provider", async (t) => {
     assert.deepEqual(tools.callParams, [params], "the provider receives the params as sent");
   });
   await t.step("an error outcome becomes a JSON-RPC error", async () => {
-    const error = { code: -32602, message: "Unknown tool: publish_event" };
+    const error = { code: INVALID_PARAMS, message: `${UNKNOWN_TOOL}: publish_event` };
     const tools = new FakeTools(undefined, { error });
     const out = await answer(
       line({ jsonrpc: "2.0", id: "c", method: "tools/call", params: { name: "publish_event" } }),
@@ -314,7 +325,7 @@ Deno.test("encodeAnswer: the id as the host wrote it, and an answer that cannot 
     assert.deepEqual(JSON.parse(line), {
       jsonrpc: "2.0",
       id: 3,
-      error: { code: -32603, message: "Internal error: the answer could not be encoded" },
+      error: { code: INTERNAL_ERROR, message: "Internal error: the answer could not be encoded" },
     });
     assert.match(logs[0], /could not be encoded/);
   });

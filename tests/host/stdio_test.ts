@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { type LineEvent, LineWriter, readLines } from "../../lib/host/stdio.ts";
+import { INPUT_LINE_LIMIT_BYTES } from "../support/contract.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -298,7 +299,7 @@ Deno.test("LineWriter", async (t) => {
 
 Deno.test("readLines: the default limit is 48 MiB", async () => {
   const MIB = 1024 * 1024;
-  const limit = 48 * MIB;
+  const limit = INPUT_LINE_LIMIT_BYTES;
   const filler = new Uint8Array(MIB).fill(0x78); // "x"
   /** A JSON line of exactly `size` bytes with a top-level id, as chunks of at most 1 MiB. */
   function* lineOf(size: number, id: number): Generator<Uint8Array> {

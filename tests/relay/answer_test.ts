@@ -5,6 +5,14 @@
 import assert from "node:assert/strict";
 import { toolError } from "../../lib/wire/mcp.ts";
 import { failureText, interpretAnswer, markPermission, type RelayAnswer } from "../../lib/relay/answer.ts";
+import {
+  INVALID_PARAMS,
+  PERMISSION_MARKED,
+  PERMISSION_PREFIX,
+  RELAY_PREFIX,
+  TRANSPORT_PREFIX,
+  UNKNOWN_TOOL,
+} from "../support/contract.ts";
 
 const JSON_TYPE = "application/json";
 
@@ -74,26 +82,31 @@ Deno.test("interpretAnswer: 200 answers", async (t) => {
   await t.step("a JSON-RPC error is the relay's, with its message", () => {
     const f = failure(interpretAnswer(200, JSON_TYPE, rpcError(4, -32000, "something broke"), 4));
     assert.equal(f.class, "relay");
-    assert.equal(failureText(f), "relay: something broke");
+    assert.equal(failureText(f), `${RELAY_PREFIX}something broke`);
     assert.ok(!f.unknownTool);
   });
 });
 
 Deno.test("interpretAnswer: 4xx answers", async (t) => {
-  await t.step("400 -32602 `Unknown tool: x` is a relay failure marking the table stale", () => {
-    const f = failure(interpretAnswer(400, JSON_TYPE, rpcError(2, -32602, "Unknown tool: x"), 2));
-    assert.equal(f.class, "relay");
-    assert.equal(f.unknownTool, true);
-    assert.equal(failureText(f), "relay: Unknown tool: x");
-  });
-  await t.step("another -32602 does not mark the table stale", () => {
-    const f = failure(interpretAnswer(400, JSON_TYPE, rpcError(2, -32602, "Invalid params: id"), 2));
+  await t.step(
+    `400 ${INVALID_PARAMS} \`${UNKNOWN_TOOL}: x\` is a relay failure marking the table stale`,
+    () => {
+      const f = failure(
+        interpretAnswer(400, JSON_TYPE, rpcError(2, INVALID_PARAMS, `${UNKNOWN_TOOL}: x`), 2),
+      );
+      assert.equal(f.class, "relay");
+      assert.equal(f.unknownTool, true);
+      assert.equal(failureText(f), `${RELAY_PREFIX}${UNKNOWN_TOOL}: x`);
+    },
+  );
+  await t.step(`another ${INVALID_PARAMS} does not mark the table stale`, () => {
+    const f = failure(interpretAnswer(400, JSON_TYPE, rpcError(2, INVALID_PARAMS, "Invalid params: id"), 2));
     assert.equal(f.class, "relay");
     assert.ok(!f.unknownTool);
-    assert.equal(failureText(f), "relay: Invalid params: id");
+    assert.equal(failureText(f), `${RELAY_PREFIX}Invalid params: id`);
   });
   await t.step("`Unknown tool` with another code does not mark the table stale", () => {
-    const f = failure(interpretAnswer(400, JSON_TYPE, rpcError(2, -32601, "Unknown tool: x"), 2));
+    const f = failure(interpretAnswer(400, JSON_TYPE, rpcError(2, -32601, `${UNKNOWN_TOOL}: x`), 2));
     assert.ok(!f.unknownTool);
   });
   await t.step("401 and 403 are permission failures with the relay's message", () => {
@@ -109,7 +122,7 @@ Deno.test("interpretAnswer: 4xx answers", async (t) => {
       const body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32600, message } });
       const f = failure(interpretAnswer(status, JSON_TYPE, body, 9));
       assert.equal(f.class, "permission", `${status}`);
-      assert.equal(failureText(f), `permission: ${message}`);
+      assert.equal(failureText(f), `${PERMISSION_PREFIX}${message}`);
     }
   });
   await t.step("401 and 403 without a JSON body are still permission failures", () => {
@@ -123,7 +136,7 @@ Deno.test("interpretAnswer: 4xx answers", async (t) => {
   await t.step("404 with a JSON-RPC error is the relay's, with its message", () => {
     const f = failure(interpretAnswer(404, JSON_TYPE, rpcError(5, -32601, "Method not found: x"), 5));
     assert.equal(f.class, "relay");
-    assert.equal(failureText(f), "relay: Method not found: x");
+    assert.equal(failureText(f), `${RELAY_PREFIX}Method not found: x`);
   });
   await t.step("404 with an HTML page is a relay failure naming the status, on one line", () => {
     const html = "<!doctype html>\n<html>\n<body>\n<h1>404 Not Found</h1>\n" + "x".repeat(5000) +
@@ -165,15 +178,18 @@ Deno.test("interpretAnswer: 5xx answers are transport failures", async (t) => {
     });
   }
   await t.step("a 5xx carrying `Unknown tool` is still transport", () => {
-    const f = failure(interpretAnswer(500, JSON_TYPE, rpcError(5, -32602, "Unknown tool: x"), 5));
+    const f = failure(interpretAnswer(500, JSON_TYPE, rpcError(5, INVALID_PARAMS, `${UNKNOWN_TOOL}: x`), 5));
     assert.equal(f.class, "transport");
   });
 });
 
 Deno.test("failureText is `<class>: <detail>`", () => {
-  assert.equal(failureText({ class: "permission", detail: "restricted: no" }), "permission: restricted: no");
-  assert.equal(failureText({ class: "transport", detail: "timeout" }), "transport: timeout");
-  assert.equal(failureText({ class: "relay", detail: "boom" }), "relay: boom");
+  assert.equal(
+    failureText({ class: "permission", detail: "restricted: no" }),
+    `${PERMISSION_PREFIX}restricted: no`,
+  );
+  assert.equal(failureText({ class: "transport", detail: "timeout" }), `${TRANSPORT_PREFIX}timeout`);
+  assert.equal(failureText({ class: "relay", detail: "boom" }), `${RELAY_PREFIX}boom`);
 });
 
 Deno.test("toolError is an isError result with one text block", () => {
@@ -189,13 +205,16 @@ Deno.test("toolError is an isError result with one text block", () => {
 });
 
 Deno.test("markPermission", async (t) => {
-  for (const prefix of ["restricted:", "auth-required:"]) {
+  for (const prefix of PERMISSION_MARKED) {
     await t.step(`\`${prefix}\` in a text block is prefixed with permission:`, () => {
       const text = `${prefix} agent grant does not allow kind 9`;
       const result = { content: [{ type: "text", text }], isError: true };
       const original = structuredClone(result);
       const marked = markPermission(result);
-      assert.deepEqual(marked, { content: [{ type: "text", text: `permission: ${text}` }], isError: true });
+      assert.deepEqual(marked, {
+        content: [{ type: "text", text: `${PERMISSION_PREFIX}${text}` }],
+        isError: true,
+      });
       assert.deepEqual(result, original, "the input is not modified");
     });
     await t.step(`\`${prefix}\` in structuredContent.message is prefixed with permission:`, () => {
@@ -207,7 +226,7 @@ Deno.test("markPermission", async (t) => {
       };
       const marked = markPermission(result);
       assert.deepEqual(marked.structuredContent, {
-        message: `permission: ${message}`,
+        message: `${PERMISSION_PREFIX}${message}`,
         code: "denied",
         nested: { message },
       });
@@ -228,12 +247,12 @@ Deno.test("markPermission", async (t) => {
     };
     assert.deepEqual(markPermission(result), {
       content: [
-        { type: "text", text: "permission: restricted: a" },
+        { type: "text", text: `${PERMISSION_PREFIX}restricted: a` },
         { type: "image", data: "restricted: not text", mimeType: "image/png" },
         { type: "text", text: "ordinary" },
-        { type: "text", text: "permission: auth-required: b" },
+        { type: "text", text: `${PERMISSION_PREFIX}auth-required: b` },
       ],
-      structuredContent: { message: "permission: restricted: a" },
+      structuredContent: { message: `${PERMISSION_PREFIX}restricted: a` },
       isError: true,
     });
   });
@@ -246,7 +265,7 @@ Deno.test("markPermission", async (t) => {
         "Restricted: capital",
         "AUTH-REQUIRED: capital",
         "restricted without colon",
-        "permission: restricted: already marked",
+        `${PERMISSION_PREFIX}restricted: already marked`,
         "",
       ]
     ) {

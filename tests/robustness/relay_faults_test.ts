@@ -15,7 +15,7 @@ import {
 } from "../support/strict_relay/mod.ts";
 import { type Tinyagent, withFacade } from "../support/tinyagent.ts";
 import { eventually, startTcpProxy } from "../support/robustness_kit.ts";
-import { CONTRACT_READ } from "../support/contract.ts";
+import { CONTRACT_READ, TINY_DIAGNOSE } from "../support/contract.ts";
 
 type Result = {
   content: { type: string; text?: string }[];
@@ -203,7 +203,7 @@ for (const keepAlive of [false, true]) {
 
 async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<void> {
   const { stderr } = await withFacade({ relay: { keepAlive } }, async (facade, relay, key) => {
-    assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
+    assert.deepEqual(await listNames(facade), [...CONTRACT_READ, TINY_DIAGNOSE]);
     for (const { name, fault, expected } of CASES) {
       await t.step(`${name}: during a call`, async () => {
         const before = mcpRequests(relay).length;
@@ -217,13 +217,13 @@ async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<voi
         await dropTable(facade, relay);
         const stderrBefore = facade.stderr.length;
         relay.script(fault());
-        assert.deepEqual(await listNames(facade), ["tiny_diagnose"], "tiny_diagnose alone, never an error");
+        assert.deepEqual(await listNames(facade), [TINY_DIAGNOSE], "tiny_diagnose alone, never an error");
         const line = new RegExp(`tools/list: ${expected.source.replace(/^\^/, "").replace(/\$$/, "")}`);
         await eventually(
           () => line.test(facade.stderr.slice(stderrBefore)),
           `the failure on stderr (${line})`,
         );
-        assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"], "fetched again");
+        assert.deepEqual(await listNames(facade), [...CONTRACT_READ, TINY_DIAGNOSE], "fetched again");
         assertWorks(await call(facade, "list_rooms"), `${name}: the next call`);
       });
 
@@ -245,7 +245,7 @@ async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<voi
           );
           assert.deepEqual(
             await listNames(facade),
-            [...CONTRACT_READ, "tiny_diagnose"],
+            [...CONTRACT_READ, TINY_DIAGNOSE],
             "the table is held again",
           );
           assertWorks(await call(facade, "list_rooms"), `${name}: the next call`);
@@ -280,7 +280,7 @@ Deno.test("a relay that goes away: connection refused, a hang, then the same por
   try {
     const { stderr } = await withFacade(session, async (facade) => {
       await t.step("refused while loading the table: tiny_diagnose alone, the reason on stderr", async () => {
-        assert.deepEqual(await listNames(facade), ["tiny_diagnose"]);
+        assert.deepEqual(await listNames(facade), [TINY_DIAGNOSE]);
         await eventually(
           () => /tools\/list: transport: cannot reach /.test(facade.stderr),
           "the failure on stderr",
@@ -290,7 +290,7 @@ Deno.test("a relay that goes away: connection refused, a hang, then the same por
       });
 
       await t.step("tiny_diagnose reports the refusal as a result: unreachable", async () => {
-        const result = await call(facade, "tiny_diagnose");
+        const result = await call(facade, TINY_DIAGNOSE);
         assert.equal(result.isError, false);
         assert.match(result.content[0].text!, /^unreachable: /);
         assert.equal((result.structuredContent as { verdict: string }).verdict, "unreachable");
@@ -298,7 +298,7 @@ Deno.test("a relay that goes away: connection refused, a hang, then the same por
 
       await t.step("the relay comes back on the same port: the table loads, the call works", async () => {
         proxy.up();
-        assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
+        assert.deepEqual(await listNames(facade), [...CONTRACT_READ, TINY_DIAGNOSE]);
         assertWorks(await call(facade, "list_rooms"), "after recovery");
       });
 
@@ -330,13 +330,13 @@ Deno.test("a relay that goes away: connection refused, a hang, then the same por
         await dropTable(facade, relay);
         relay.script({ hang: true });
         const stderrBefore = facade.stderr.length;
-        assert.deepEqual(await listNames(facade), ["tiny_diagnose"]);
+        assert.deepEqual(await listNames(facade), [TINY_DIAGNOSE]);
         await eventually(
           () =>
             /tools\/list: transport: no answer from .* within 1 s/.test(facade.stderr.slice(stderrBefore)),
           "the timeout on stderr",
         );
-        assert.deepEqual(await listNames(facade), [...CONTRACT_READ, "tiny_diagnose"]);
+        assert.deepEqual(await listNames(facade), [...CONTRACT_READ, TINY_DIAGNOSE]);
       });
 
       await t.step("ping is answered while a call hangs", async () => {

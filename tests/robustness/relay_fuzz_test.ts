@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { type Fault, startStrictRelay, type ToolDef, type ToolResult } from "../support/strict_relay/mod.ts";
 import { parseAnswerLine, type RpcMessage, withFacade } from "../support/tinyagent.ts";
 import { Rng, seedFrom } from "../support/robustness_kit.ts";
-import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
+import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE, TINY_DIAGNOSE } from "../support/contract.ts";
 
 const SEED = seedFrom("TINYAGENT_RELAY_FUZZ_SEED");
 /** Host requests sent at least, and relay answers generated at least. */
@@ -190,7 +190,7 @@ class RelayAnswers {
   table(): ToolDef[] {
     this.count++;
     const rng = this.#rng;
-    const names = [...TOOLS, "publish_event", "tiny_diagnose", "set_policy"].filter(() => rng.chance(0.9));
+    const names = [...TOOLS, "publish_event", TINY_DIAGNOSE, "set_policy"].filter(() => rng.chance(0.9));
     return names.map((name) => {
       const entry: Record<string, unknown> = {
         name: rng.chance(0.97) ? name : rng.pick([5, null, ""]),

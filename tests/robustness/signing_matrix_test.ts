@@ -1,11 +1,11 @@
 // The signing boundary as a matrix: every curated tool × every kind of the
-// contract's table and a few that must never be signed (0, 1, 30392, 22242,
-// 24242, 27235, 65535), with and without --allow-writes, plus malformed
+// contract's table and a few that must never be signed (0, 1, the grant kind,
+// the authorization kinds, 65535), with and without --allow-writes, plus malformed
 // templates. The relay answers each first call with a template of the cell's
 // kind and a second call with a publish result; a signature must exist exactly
 // where facade.md "Sign and resubmit" allows one.
 //
-// The tables are written out here from the contract, independently of lib/.
+// The tables come from the contract fixture (tests/support/contract.ts), independently of lib/.
 
 import assert from "node:assert/strict";
 import { type NostrEvent, verifyEvent } from "nostr-tools/pure";
@@ -16,11 +16,21 @@ import {
   type ToolResult,
 } from "../support/strict_relay/mod.ts";
 import { type TestKey, type Tinyagent, withFacade } from "../support/tinyagent.ts";
-import { CONTRACT_KINDS, CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
+import {
+  AUTHORIZATION_KINDS,
+  authorizationRefusalText as authorizationText,
+  CONTRACT_KINDS,
+  CONTRACT_READ,
+  CONTRACT_WRITE,
+  GRANT_KIND,
+  INVALID_PARAMS,
+  TINY_DIAGNOSE,
+  unexpectedKindText as unexpectedText,
+  UNKNOWN_TOOL,
+} from "../support/contract.ts";
 
-const AUTHORIZATION_KINDS = [22242, 24242, 27235];
 const KINDS = [
-  ...new Set([...Object.values(CONTRACT_KINDS).flat(), 0, 1, 30392, 22242, 24242, 27235, 65535]),
+  ...new Set([...Object.values(CONTRACT_KINDS).flat(), 0, 1, GRANT_KIND, ...AUTHORIZATION_KINDS, 65535]),
 ];
 
 type Result = {
@@ -40,14 +50,6 @@ interface Cell {
   kind?: number;
   /** The relay's answer to the resubmission, when not the usual publish result. */
   second?: ToolResult;
-}
-
-function unexpectedText(kind: unknown, tool: string): string {
-  return `the relay returned an unsigned event this tool is not expected to publish: kind ${kind} from ${tool}`;
-}
-
-function authorizationText(kind: number, tool: string): string {
-  return `refused to sign a kind ${kind} authorization event returned by ${tool}`;
 }
 
 /** Whether the contract lets the facade sign a template of `kind` returned by `tool`. */
@@ -237,7 +239,7 @@ function malformed(tool: string, kind: number): [string, ToolResult][] {
     ["no content", { kind, created_at: 1_700_000_000, tags: [] }],
     ["created_at as a string", { ...base, created_at: "now" }],
     ["a fractional created_at", { ...base, created_at: 1_700_000_000.5 }],
-    ["an authorization kind with bad tags", { ...base, kind: 27235, tags: [[1]] }],
+    ["an authorization kind with bad tags", { ...base, kind: AUTHORIZATION_KINDS[0], tags: [[1]] }],
   ];
   const results: [string, ToolResult][] = variants.map((
     [name, unsigned],
@@ -311,11 +313,14 @@ Deno.test("signing matrix with --allow-writes: every tool × every kind, and mal
   installHandlers(relay, [...CONTRACT_READ, ...CONTRACT_WRITE], cells);
   try {
     await withFacade({ relay, args: ["--allow-writes"] }, async (facade, _relay, key) => {
-      await t.step("all 35 curated tools are exposed", async () => {
-        const answer = await facade.request("tools/list", {});
-        const names = (answer.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
-        assert.deepEqual(names, [...CONTRACT_READ, ...CONTRACT_WRITE, "tiny_diagnose"]);
-      });
+      await t.step(
+        `all ${CONTRACT_READ.length + CONTRACT_WRITE.length} curated tools are exposed`,
+        async () => {
+          const answer = await facade.request("tools/list", {});
+          const names = (answer.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+          assert.deepEqual(names, [...CONTRACT_READ, ...CONTRACT_WRITE, TINY_DIAGNOSE]);
+        },
+      );
 
       const started = Date.now();
       const answers = await callAll(facade, [...cells.values()]);
@@ -333,8 +338,8 @@ Deno.test("signing matrix with --allow-writes: every tool × every kind, and mal
             signed.push(checkSigned(cell, answer, relayCalls, key));
           } else checkRefused(cell, answer, relayCalls);
         }
-        // The contract's table holds 18 (tool, kind) pairs; request_decision has two.
-        assert.equal(expectedSigned, 18);
+        // Every (tool, kind) pair of the contract's table; request_decision has two.
+        assert.equal(expectedSigned, Object.values(CONTRACT_KINDS).flat().length);
       });
 
       await t.step("a template carrying a foreign pubkey, id and sig is signed by the agent", () => {
@@ -401,7 +406,7 @@ Deno.test("signing matrix without --allow-writes: nothing is ever signed", async
       await t.step("only the read tools are exposed", async () => {
         const answer = await facade.request("tools/list", {});
         const names = (answer.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
-        assert.deepEqual(names, [...CONTRACT_READ, "tiny_diagnose"]);
+        assert.deepEqual(names, [...CONTRACT_READ, TINY_DIAGNOSE]);
       });
 
       const started = Date.now();
@@ -422,8 +427,8 @@ Deno.test("signing matrix without --allow-writes: nothing is ever signed", async
           if (!CONTRACT_WRITE.includes(cell.tool)) continue;
           const answer = answers.get(cell.id)!;
           assert.deepEqual(answer.error, {
-            code: -32602,
-            message: `Unknown tool: ${cell.tool} (a write tool: --allow-writes exposes it)`,
+            code: INVALID_PARAMS,
+            message: `${UNKNOWN_TOOL}: ${cell.tool} (a write tool: --allow-writes exposes it)`,
           }, cell.id);
           assert.equal(calls.get(cell.id), undefined, `${cell.id}: the relay saw nothing`);
         }

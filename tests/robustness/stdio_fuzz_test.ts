@@ -25,7 +25,21 @@ import {
   withFacade,
 } from "../support/tinyagent.ts";
 import { eventually, Rng, seedFrom } from "../support/robustness_kit.ts";
-import { CONTRACT_READ, CONTRACT_WRITE } from "../support/contract.ts";
+import {
+  ANNOUNCED_CAPABILITIES,
+  CONTRACT_READ,
+  CONTRACT_WRITE,
+  FALLBACK_VERSION,
+  HANDSHAKE_VERSIONS,
+  INPUT_LINE_LIMIT_BYTES,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  TINY_DIAGNOSE,
+  UNKNOWN_TOOL,
+  VERDICTS,
+} from "../support/contract.ts";
 
 const SEED = seedFrom("TINYAGENT_FUZZ_SEED");
 const MESSAGES = 12_000;
@@ -33,13 +47,7 @@ const MESSAGES = 12_000;
 const FORWARD_BUDGET = 160;
 const DIAGNOSE_BUDGET = 8;
 
-const HANDSHAKE_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const KNOWN_METHODS = ["initialize", "ping", "tools/list", "tools/call"];
-
-const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
-const METHOD_NOT_FOUND = -32601;
-const INVALID_PARAMS = -32602;
 
 // ---------------------------------------------------------------------------------------------
 // The oracle
@@ -107,7 +115,7 @@ function oracle(bytes: Uint8Array): Expect {
   // `arguments` is optional; null counts as absent (the facade's reading), anything else must be an object.
   const args = params.arguments ?? {};
   if (!isObject(args)) return { kind: "error", id, code: INVALID_PARAMS };
-  if (params.name === "tiny_diagnose") return { kind: "result", id, method, params };
+  if (params.name === TINY_DIAGNOSE) return { kind: "result", id, method, params };
   if (!CONTRACT_READ.includes(params.name)) {
     // The contract's words first; a hint may follow (what would expose the tool, or why nothing will).
     const name = params.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -115,7 +123,7 @@ function oracle(bytes: Uint8Array): Expect {
       kind: "error",
       id,
       code: INVALID_PARAMS,
-      pattern: new RegExp(`^Unknown tool: ${name}(?: \\(.*\\))?$`, "s"),
+      pattern: new RegExp(`^${UNKNOWN_TOOL}: ${name}(?: \\(.*\\))?$`, "s"),
     };
   }
   return { kind: "result", id, method, params, forwarded: { name: params.name, arguments: args } };
@@ -466,7 +474,7 @@ class Generator {
             jsonrpc: "2.0",
             id: this.id(),
             method: "tools/call",
-            params: { name: "tiny_diagnose", arguments: args },
+            params: { name: TINY_DIAGNOSE, arguments: args },
           }),
           "result",
         );
@@ -826,8 +834,8 @@ function intentHolds(intent: Intent, expect: Expect): boolean {
 /** Answers are matched on their id as JSON: -0 is answered as 0, 2^53+1 as 2^53. */
 const idKey = (id: unknown) => JSON.stringify(id);
 
-/** The contract accepts input lines up to 48 MiB; a longer one is refused with -32600. */
-const LINE_LIMIT = 48 * 1024 * 1024;
+/** The contract accepts input lines up to 48 MiB; a longer one is refused with Invalid Request. */
+const LINE_LIMIT = INPUT_LINE_LIMIT_BYTES;
 
 /**
  * A line just over the limit, written in pieces as it is fed rather than held:
@@ -1078,16 +1086,16 @@ Deno.test(`stdio fuzz: ${MESSAGES} generated lines through one process (seed ${S
             const asked = isObject(params) ? params.protocolVersion : undefined;
             const version = typeof asked === "string" && HANDSHAKE_VERSIONS.includes(asked)
               ? asked
-              : "2025-06-18";
+              : FALLBACK_VERSION;
             assert.equal(result.protocolVersion, version, where);
-            assert.deepEqual(result.capabilities, { tools: { listChanged: true } }, where);
+            assert.deepEqual(result.capabilities, ANNOUNCED_CAPABILITIES, where);
             assert.equal((result.serverInfo as { name: string }).name, "tinyagent", where);
             break;
           }
           case "tools/list":
             assert.deepEqual(
               (result.tools as { name: string }[]).map((tool) => tool.name),
-              [...CONTRACT_READ, "tiny_diagnose"],
+              [...CONTRACT_READ, TINY_DIAGNOSE],
               where,
             );
             break;
@@ -1095,10 +1103,10 @@ Deno.test(`stdio fuzz: ${MESSAGES} generated lines through one process (seed ${S
             assert.ok(Array.isArray(result.content), `${where}: content is not a list`);
             assert.equal(typeof result.isError, "boolean", where);
             const name = (expect as { params: { name: string } }).params.name;
-            if (name === "tiny_diagnose" && result.isError === false) {
+            if (name === TINY_DIAGNOSE && result.isError === false) {
               assert.match(
                 (result.content as { text: string }[])[0].text,
-                /^(ok|needs-grant|not-a-member|unauthorized|unreachable|error): /,
+                new RegExp(`^(${VERDICTS.join("|")}): `),
                 where,
               );
             }

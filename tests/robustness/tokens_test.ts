@@ -9,6 +9,7 @@ import { type NostrEvent, verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { withFacade } from "../support/tinyagent.ts";
+import { NIP98_KIND, TINY_DIAGNOSE } from "../support/contract.ts";
 
 const CALLS = 1000;
 
@@ -16,7 +17,7 @@ const CALLS = 1000;
 function plan(): { name: string; arguments: Record<string, unknown> }[] {
   const calls: { name: string; arguments: Record<string, unknown> }[] = [];
   for (let i = 0; i < CALLS; i++) {
-    if (i % 50 === 49) calls.push({ name: "tiny_diagnose", arguments: {} });
+    if (i % 50 === 49) calls.push({ name: TINY_DIAGNOSE, arguments: {} });
     else if (i % 3 === 0) calls.push({ name: "list_rooms", arguments: {} });
     else if (i % 3 === 1) calls.push({ name: "read_room", arguments: { id: "general" } });
     else calls.push({ name: "read_file", arguments: { sha256: `${i % 7}`.repeat(64) } });
@@ -54,7 +55,7 @@ Deno.test(`tokens: ${CALLS} pipelined calls, every token fresh, verified and acc
     await t.step("the relay saw one request per call, plus the table, and accepted all", () => {
       const mcp = requests.filter((r) => r.path === "/mcp");
       const manage = requests.filter((r) => r.path === "/manage/rpc");
-      const diagnoses = calls.filter((c) => c.name === "tiny_diagnose").length;
+      const diagnoses = calls.filter((c) => c.name === TINY_DIAGNOSE).length;
       assert.equal(mcp.length, CALLS - diagnoses + 1, "each tools/call once, and one tools/list");
       assert.equal(manage.length, diagnoses);
       for (const request of requests) {
@@ -80,7 +81,7 @@ Deno.test(`tokens: ${CALLS} pipelined calls, every token fresh, verified and acc
       for (const [i, request] of requests.entries()) {
         const token = request.auth!;
         assert.ok(verifyEvent(structuredClone(token)), `request ${i}: the signature verifies`);
-        assert.equal(token.kind, 27235);
+        assert.equal(token.kind, NIP98_KIND);
         assert.equal(token.pubkey, key.pubkey);
         assert.equal(token.content, "");
         assert.equal(tag(token, "u"), request.path === "/mcp" ? relay.mcpUrl : relay.manageUrl);
@@ -95,7 +96,7 @@ Deno.test(`tokens: ${CALLS} pipelined calls, every token fresh, verified and acc
     });
 
     await t.step("the call reached the relay as sent", () => {
-      const sent = calls.filter((c) => c.name !== "tiny_diagnose").map((c) => JSON.stringify(c)).sort();
+      const sent = calls.filter((c) => c.name !== TINY_DIAGNOSE).map((c) => JSON.stringify(c)).sort();
       const received = requests
         .filter((r) => (r.json as { method: string }).method === "tools/call")
         .map((r) => {

@@ -6,51 +6,9 @@ import assert from "node:assert/strict";
 import { Http1Connection, MAX_HEAD_BYTES, MAX_INTERIM_ANSWERS } from "../../lib/transport/http1.ts";
 import { MAX_FIELDS } from "../../lib/transport/http1_grammar.ts";
 import type { Attempt } from "../../lib/transport/exchange.ts";
+import { ScriptedConn } from "../support/scripted_conn.ts";
 
 const encoder = new TextEncoder();
-
-/** A connection that hands out `chunks` one read at a time, then ends (or stalls until closed). */
-class ScriptedConn {
-  readonly written: Uint8Array[] = [];
-  closed = false;
-  #chunks: Uint8Array[];
-  #end: "eof" | "stall";
-  #wake: (() => void) | undefined;
-
-  constructor(chunks: (string | Uint8Array)[], end: "eof" | "stall") {
-    this.#chunks = chunks.map((chunk) => typeof chunk === "string" ? latin1Bytes(chunk) : chunk);
-    this.#end = end;
-  }
-
-  async read(buffer: Uint8Array): Promise<number | null> {
-    const next = this.#chunks.shift();
-    if (next) {
-      const n = Math.min(next.length, buffer.length);
-      buffer.set(next.subarray(0, n));
-      if (n < next.length) this.#chunks.unshift(next.subarray(n));
-      return n;
-    }
-    if (this.#end === "eof" || this.closed) return null;
-    await new Promise<void>((resolve) => this.#wake = resolve); // a stalled peer: nothing until closed
-    return null;
-  }
-
-  write(bytes: Uint8Array): Promise<number> {
-    if (this.closed) return Promise.reject(new Deno.errors.BadResource("closed"));
-    this.written.push(bytes.slice());
-    return Promise.resolve(bytes.length);
-  }
-
-  close(): void {
-    this.closed = true;
-    this.#wake?.();
-  }
-}
-
-/** Every char code as one byte, so a row can hold any byte. */
-function latin1Bytes(text: string): Uint8Array {
-  return Uint8Array.from(text, (char) => char.charCodeAt(0));
-}
 
 const LIMIT = 1024;
 
