@@ -8,6 +8,7 @@ import { verifyEvent } from "nostr-tools/pure";
 import { startStrictRelay, type StrictRelay } from "../tests/support/strict_relay/mod.ts";
 import {
   assertKeyNeverLeaks,
+  freePort,
   narrowFlags,
   newKey,
   type Output,
@@ -169,9 +170,7 @@ failed = !await recovery() || failed;
  */
 async function recovery(): Promise<boolean> {
   console.log(`\n${bold("7. the relay is down when the host starts; it comes back; the host is told")}`);
-  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (probe.addr as Deno.NetAddr).port;
-  probe.close();
+  const port = freePort();
   const key = newKey();
   const facade = new Tinyagent({
     bin: values.bin,

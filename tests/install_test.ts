@@ -9,6 +9,7 @@
  * and `ldd` a test asks for, so whether gh is "installed" is the test's choice, not the host's.
  * The same directory takes wrappers that record the arguments of each run of curl or wget.
  */
+import { shellcheckTest } from "./support/shellcheck.ts";
 import assert from "node:assert/strict";
 import {
   assetName,
@@ -955,28 +956,4 @@ installerTest("--uninstall finds the default directory, and refuses to remove a 
 
 // --- lint ----------------------------------------------------------------------------------------
 
-const shellcheck = findOnPath("shellcheck");
-const inCI = Boolean(Deno.env.get("CI"));
-if (shellcheck === null && !inCI) {
-  console.warn("note: shellcheck is not installed, so the shellcheck test is ignored");
-}
-Deno.test({
-  name: "install.sh: shellcheck reports nothing",
-  ignore: shellcheck === null && !inCI,
-  fn: async () => {
-    assert.ok(
-      shellcheck !== null,
-      "shellcheck is not installed but CI is set; install it (apt-get install -y shellcheck)",
-    );
-    const out = await new Deno.Command(shellcheck, {
-      args: ["install.sh"],
-      cwd: REPO_ROOT,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const report = decoder.decode(out.stdout) + decoder.decode(out.stderr);
-    assert.equal(out.code, 0, report);
-    assert.equal(report, "");
-  },
-});
+shellcheckTest("install.sh", REPO_ROOT);

@@ -13,7 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { findOnPath, npmDeno } from "./support/npm_deno.ts";
-import { ROOT } from "./support/tinyagent.ts";
+import { freePort, ROOT } from "./support/tinyagent.ts";
 import { CONTRACT_READ } from "./support/contract.ts";
 
 const README = `${ROOT}README.md`;
@@ -178,14 +178,6 @@ function npmCache(): string {
 /** The blocks a run needs the npm registry for: npx, and Claude Code through it. */
 function needsRegistry(block: Block): boolean {
   return /\bnpx\b|^claude /m.test(block.text);
-}
-
-/** A loopback port nothing listens on. */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
 }
 
 /** Whether something listens on the loopback port. */

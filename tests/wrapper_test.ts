@@ -12,6 +12,7 @@ import * as nip19 from "nostr-tools/nip19";
 import { shippedFlags } from "../scripts/shipped_flags.ts";
 import { USAGE_EXIT } from "./support/contract.ts";
 import { findOnPath, npmDeno } from "./support/npm_deno.ts";
+import { shellcheckTest } from "./support/shellcheck.ts";
 import { newKey, ROOT, Tinyagent } from "./support/tinyagent.ts";
 
 const WRAPPER = `${ROOT}bin/tinyagent`;
@@ -102,31 +103,7 @@ Deno.test({
   },
 });
 
-const shellcheck = posix ? findOnPath("shellcheck") : null;
-const inCI = Boolean(Deno.env.get("CI"));
-if (posix && shellcheck === null && !inCI) {
-  console.warn("note: shellcheck is not installed, so bin/tinyagent's shellcheck test is ignored");
-}
-Deno.test({
-  name: "bin/tinyagent: shellcheck reports nothing",
-  ignore: !posix || (shellcheck === null && !inCI),
-  fn: async () => {
-    assert.ok(
-      shellcheck !== null,
-      "shellcheck is not installed but CI is set; install it (apt-get install -y shellcheck)",
-    );
-    const out = await new Deno.Command(shellcheck, {
-      args: ["bin/tinyagent"],
-      cwd: ROOT,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const report = decoder.decode(out.stdout) + decoder.decode(out.stderr);
-    assert.equal(out.code, 0, report);
-    assert.equal(report, "");
-  },
-});
+shellcheckTest("bin/tinyagent", ROOT);
 
 /** Runs the launcher with `pathDirs` as the whole PATH, from a temporary directory. */
 async function runWithPath(pathDirs: string[], args: string[], cwd: string) {

@@ -4,7 +4,6 @@
 
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { verifyEvent } from "nostr-tools/pure";
 import {
   DEFAULT_TOOLS,
@@ -13,15 +12,7 @@ import {
   type ToolDef,
   toolOk,
 } from "../support/strict_relay/mod.ts";
-import {
-  assertNoSecret,
-  commandLine,
-  hostEnv,
-  narrowFlags,
-  newKey,
-  ROOT,
-  type TestKey,
-} from "../support/tinyagent.ts";
+import { assertNoSecret, newKey, sdkStdio, type TestKey } from "../support/tinyagent.ts";
 import {
   ANNOUNCED_CAPABILITIES,
   CONTRACT_READ,
@@ -41,20 +32,8 @@ async function withClient(
 ): Promise<void> {
   const relay = await startStrictRelay();
   const key = newKey();
-  // The SDK spawns the process itself; it gets the same command line a session uses.
-  const { program, args: argv } = commandLine({
-    flags: narrowFlags(relay.host),
-    args: ["mcp", "--relay", relay.url, ...args],
-  });
-  const transport = new StdioClientTransport({
-    command: program,
-    args: argv,
-    cwd: ROOT,
-    env: hostEnv({ TINY_PRIVATE_KEY: key.hex }),
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  // The SDK spawns the process itself, as a host does, with the command line a session uses.
+  const { transport, stderr } = sdkStdio({ netHost: relay.host, relayUrl: relay.url, key, args });
   const client = new Client({ name: "sdk-host-test", version: "1.0.0" });
   try {
     await client.connect(transport);
@@ -63,7 +42,7 @@ async function withClient(
     await client.close();
     await relay.close();
   }
-  assertNoSecret(key, stderr, "stderr");
+  assertNoSecret(key, stderr(), "stderr");
 }
 
 Deno.test("the SDK client: handshake, tools/list, a read call", async (t) => {

@@ -5,27 +5,20 @@
 
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
 import {
   assertNoSecret,
   commandLine,
+  freePort,
   hostEnv,
   narrowFlags,
   newKey,
   ROOT,
+  sdkStdio,
   Tinyagent,
 } from "../support/tinyagent.ts";
 import { ANNOUNCED_CAPABILITIES, CONTRACT_READ } from "../support/contract.ts";
-
-/** A loopback port nothing listens on (for now): the relay that is down. */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
 
 /** Resolves when `check` holds, polling; fails after `ms`. */
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
@@ -45,19 +38,11 @@ const names = (tools: { name: string }[]) => tools.map((tool) => tool.name);
 Deno.test("the SDK host: the relay is down at start, comes back, and the host is told without asking", async (t) => {
   const port = freePort();
   const key = newKey();
-  const { program, args } = commandLine({
-    flags: narrowFlags(`127.0.0.1:${port}`),
-    args: ["mcp", "--relay", `http://127.0.0.1:${port}`],
+  const { transport, stderr } = sdkStdio({
+    netHost: `127.0.0.1:${port}`,
+    relayUrl: `http://127.0.0.1:${port}`,
+    key,
   });
-  const transport = new StdioClientTransport({
-    command: program,
-    args,
-    cwd: ROOT,
-    env: hostEnv({ TINY_PRIVATE_KEY: key.hex }),
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
   const client = new Client({ name: "recovery-test", version: "1.0.0" });
   let changed = Promise.withResolvers<void>();
   let notifications = 0;
@@ -73,7 +58,7 @@ Deno.test("the SDK host: the relay is down at start, comes back, and the host is
     });
     await t.step("the relay is down: the host sees tiny_diagnose alone", async () => {
       assert.deepEqual(names((await client.listTools()).tools), ["tiny_diagnose"]);
-      assert.match(stderr, /offering tiny_diagnose only; fetching the table again in the background/);
+      assert.match(stderr(), /offering tiny_diagnose only; fetching the table again in the background/);
     });
     await t.step(
       "the relay comes up: within seconds the host is told, lists again, and has every tool",
@@ -82,7 +67,7 @@ Deno.test("the SDK host: the relay is down at start, comes back, and the host is
         await within(15_000, "notifications/tools/list_changed", changed.promise);
         assert.deepEqual(names((await client.listTools()).tools), [...CONTRACT_READ, "tiny_diagnose"]);
         assert.match(
-          stderr,
+          stderr(),
           new RegExp(`the relay's tools are back: ${CONTRACT_READ.length} tools; the host was told`),
         );
         assert.equal(notifications, 1);
@@ -99,7 +84,7 @@ Deno.test("the SDK host: the relay is down at start, comes back, and the host is
     await client.close();
     await relay?.close();
   }
-  assertNoSecret(key, stderr, "stderr");
+  assertNoSecret(key, stderr(), "stderr");
 });
 
 Deno.test("no relay request before the host lists or calls, and none after the host is gone", async (t) => {

@@ -4,6 +4,7 @@
 // is recorded, so a test can show the relay was reached through the proxy.
 
 import { concatBytes } from "@noble/hashes/utils.js";
+import { closeQuietly, pump, writeAll } from "./pipe.ts";
 
 export interface ProxiedRequest {
   /** The request line as received, e.g. "CONNECT 127.0.0.1:4433 HTTP/1.1". */
@@ -42,18 +43,6 @@ export interface ConnectProxyOptions {
 const encoder = new TextEncoder();
 const MAX_HEAD = 64 * 1024;
 
-function closeQuietly(conn: Deno.Conn): void {
-  try {
-    conn.close();
-  } catch {
-    // already closed
-  }
-}
-
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  for (let off = 0; off < bytes.length;) off += await conn.write(bytes.subarray(off));
-}
-
 /** Reads up to the end of the request head; returns the head and whatever came after it. */
 async function readHead(conn: Deno.Conn): Promise<{ head: string; rest: Uint8Array } | null> {
   let buffered: Uint8Array = new Uint8Array(0);
@@ -89,22 +78,6 @@ export function startConnectProxy(options: ConnectProxyOptions = {}): ConnectPro
     tasks.add(task);
     task.finally(() => tasks.delete(task));
   };
-
-  /** Copies until EOF, then half-closes; an error closes both sides. */
-  async function pump(from: Deno.Conn, to: Deno.Conn): Promise<void> {
-    const buffer = new Uint8Array(64 * 1024);
-    try {
-      for (;;) {
-        const n = await from.read(buffer);
-        if (n === null) break;
-        await writeAll(to, buffer.subarray(0, n));
-      }
-      await to.closeWrite();
-    } catch {
-      closeQuietly(from);
-      closeQuietly(to);
-    }
-  }
 
   async function answer(client: Deno.Conn, status: number, reason: string, body = ""): Promise<void> {
     const bytes = encoder.encode(body);

@@ -6,6 +6,8 @@
 // - "unaccepted": nothing is accepted and the listen queue is kept full, so a new TCP connect
 //   stalls in SYN retries (POSIX kernels drop a SYN when the queue is full; Windows refuses it).
 
+import { closeQuietly, pump, writeAll } from "./pipe.ts";
+
 export type FrontMode = "forward" | "silent" | "unaccepted";
 
 export interface StallFront {
@@ -17,29 +19,6 @@ export interface StallFront {
   /** Switches the mode; connections already held stay held until the client closes them. */
   setMode(mode: FrontMode): Promise<void>;
   close(): Promise<void>;
-}
-
-function closeQuietly(conn: { close(): void }): void {
-  try {
-    conn.close();
-  } catch {
-    // already closed
-  }
-}
-
-async function pump(from: Deno.Conn, to: Deno.Conn): Promise<void> {
-  const buffer = new Uint8Array(64 * 1024);
-  try {
-    for (;;) {
-      const n = await from.read(buffer);
-      if (n === null) break;
-      for (let at = 0; at < n;) at += await to.write(buffer.subarray(at, n));
-    }
-    await to.closeWrite();
-  } catch {
-    closeQuietly(from);
-    closeQuietly(to);
-  }
 }
 
 /** Starts the front on 127.0.0.1 for the relay at `relayPort`, in `mode`. */
@@ -65,7 +44,7 @@ export async function startStallFront(relayPort: number, mode: FrontMode): Promi
       upstream = await Deno.connect({ hostname: "127.0.0.1", port: relayPort });
       open.add(upstream);
       for (const conn of [client, upstream] as Deno.TcpConn[]) conn.setNoDelay(true);
-      for (let at = 0; at < n;) at += await upstream.write(first.subarray(at, n));
+      await writeAll(upstream, first.subarray(0, n));
       await Promise.all([pump(client, upstream), pump(upstream, client)]);
     } catch {
       // either side went away

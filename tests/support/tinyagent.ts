@@ -8,6 +8,7 @@ import { generateSecretKey, getPublicKey } from "nostr-tools/pure";
 import * as nip19 from "nostr-tools/nip19";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import assert from "node:assert/strict";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   CallToolResultSchema,
   EmptyResultSchema,
@@ -72,6 +73,14 @@ export function hostEnv(extra: Record<string, string>): Record<string, string> {
   return { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "", ...loaderEnv(), ...extra };
 }
 
+/** A loopback port nothing listens on (for now): a relay that is down, or one to start there later. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
 /** The narrow flags the facade runs with: the relay's host:port and the key variable, nothing else. */
 export function narrowFlags(netHost: string, keyEnv = "TINY_PRIVATE_KEY"): string[] {
   return [`--allow-net=${netHost}`, `--allow-env=${keyEnv}`];
@@ -101,6 +110,29 @@ export function commandLine(options: SpawnOptions): { program: string; args: str
     program: Deno.execPath(),
     args: ["run", "--quiet", ...(options.flags ?? []), options.script ?? MAIN, ...options.args],
   };
+}
+
+/**
+ * The official MCP SDK's stdio transport, spawning tinyagent as a host does: the filtered
+ * environment (hostEnv) with the key, and its stderr collected for the caller to read.
+ */
+export function sdkStdio(
+  options: { netHost: string; relayUrl: string; key: TestKey; args?: string[] },
+): { transport: StdioClientTransport; stderr: () => string } {
+  const { program, args } = commandLine({
+    flags: narrowFlags(options.netHost),
+    args: ["mcp", "--relay", options.relayUrl, ...(options.args ?? [])],
+  });
+  const transport = new StdioClientTransport({
+    command: program,
+    args,
+    cwd: ROOT,
+    env: hostEnv({ TINY_PRIVATE_KEY: options.key.hex }),
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  return { transport, stderr: () => stderr };
 }
 
 /** The command, from the repository root with all three stdio streams piped, not yet spawned. */
