@@ -10,10 +10,10 @@ import type { CallToolResult } from "../wire/mcp.ts";
 import { assembleFacade } from "./tool_session.ts";
 
 /** `call`'s exit statuses beyond 0 (a result) and 1 (usage): a tool error, and a call refused before the relay. */
-export const CALL_TOOL_ERROR = 2;
-export const CALL_REFUSED = 3;
+const CALL_TOOL_ERROR = 2;
+const CALL_REFUSED = 3;
 /** `tools`: the relay's table could not be read. */
-export const TABLE_UNREADABLE = 3;
+const TABLE_UNREADABLE = 3;
 
 /** The facade a host would meet, over its own relay client; closing it closes the client. */
 function facadeFor(

@@ -14,8 +14,6 @@ export interface StallFront {
   port: number;
   /** "127.0.0.1:<port>" */
   host: string;
-  /** Connections accepted so far (the queue fillers of "unaccepted" included). */
-  readonly accepted: number;
   /** Switches the mode; connections already held stay held until the client closes them. */
   setMode(mode: FrontMode): Promise<void>;
   close(): Promise<void>;
@@ -28,7 +26,6 @@ export async function startStallFront(relayPort: number, mode: FrontMode): Promi
   const open = new Set<Deno.Conn>();
   const fillers: Deno.Conn[] = [];
   let current = "forward" as FrontMode;
-  let accepted = 0;
   let closed = false;
   let resume = Promise.withResolvers<void>();
 
@@ -70,7 +67,6 @@ export async function startStallFront(relayPort: number, mode: FrontMode): Promi
       } catch {
         return;
       }
-      accepted++;
       open.add(conn);
       void serve(conn);
     }
@@ -111,9 +107,6 @@ export async function startStallFront(relayPort: number, mode: FrontMode): Promi
   return {
     port,
     host: `127.0.0.1:${port}`,
-    get accepted() {
-      return accepted;
-    },
     setMode,
     async close() {
       closed = true;
