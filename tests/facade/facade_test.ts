@@ -8,6 +8,7 @@ import { Facade, type FacadeOptions, type RelayPort } from "../../lib/facade/fac
 import type { CallOutcome, CallToolResult, JsonObject, LocalTool, Tool } from "../../lib/wire/mcp.ts";
 import type { RelayAnswer, RelayFailure } from "../../lib/relay/answer.ts";
 import { Signer } from "../../lib/key/signer.ts";
+import type { Scheduler } from "../../lib/facade/table.ts";
 import {
   AUTHORIZATION_KINDS,
   authorizationRefusalText,
@@ -96,7 +97,7 @@ function setup(options: Partial<Omit<FacadeOptions, "relay" | "signer" | "log" |
     diagnose: DIAGNOSE,
     log: (line) => logs.push(line),
     // The background fetches never run here (tests/facade/table_test.ts drives them with a clock).
-    schedule: () => () => {},
+    schedule: options.schedule ?? (() => () => {}),
   });
   return { relay, facade, logs };
 }
@@ -464,4 +465,19 @@ Deno.test("sign and resubmit: what is never signed", async (t) => {
     assert.equal(result.isError, undefined);
     assert.deepEqual((result.structuredContent as { unsigned: { tags: unknown } }).unsigned.tags, [["h", 1]]);
   });
+});
+
+Deno.test("the facade closed: its table's background fetches are cancelled, none runs after", async () => {
+  const tasks = new Set<() => void>();
+  const schedule: Scheduler = (_ms, task) => {
+    tasks.add(task);
+    return () => tasks.delete(task);
+  };
+  const { facade, relay } = setup({ schedule });
+  relay.listAnswers.push(failed({ class: "transport", detail: "cannot reach the relay" }));
+  await facade.listTools();
+  assert.equal(tasks.size, 1, "a background fetch is scheduled");
+  facade.close();
+  assert.equal(tasks.size, 0, "and cancelled when the facade closes");
+  assert.equal(relay.lists, 1);
 });

@@ -257,6 +257,22 @@ Deno.test("what the host is told, and when it is not", async (t) => {
     assert.equal(told(), 0);
   });
   await t.step(
+    "a failed reload keeps what the host last saw: the same table back in the background is no change",
+    async () => {
+      const { relay, clock, table, told } = setup();
+      relay.up = true;
+      await table.forList();
+      relay.up = false;
+      table.invalidate();
+      assert.equal((await table.load()).ok, false);
+      relay.up = true;
+      await clock.advance(1_000);
+      assert.equal(relay.lists, 3, "the background fetch ran and brought the table back");
+      assert.equal(table.failed, false);
+      assert.equal(told(), 0, "the host already has this table");
+    },
+  );
+  await t.step(
     "the table going down after the host listed it is not announced (calls still go through)",
     async () => {
       const { relay, table, told } = setup();

@@ -397,6 +397,18 @@ Deno.test("notifications/tools/list_changed: only after the handshake's answer, 
     assert.deepEqual(JSON.parse(s.written[2]), notification);
     await s.end();
   });
+  await t.step("held before the handshake: written once, never again at a later initialize", async () => {
+    const s = session();
+    s.changed();
+    for (const id of [1, 2, 3]) await s.send(initialize({ protocolVersion: "2025-06-18" }, id));
+    await s.end();
+    assert.deepEqual(s.written.map((text) => JSON.parse(text).id ?? "notification"), [
+      1,
+      "notification",
+      2,
+      3,
+    ]);
+  });
   await t.step("after the handshake: one line per change, a notification (no id, no params)", async () => {
     const s = session();
     await s.send(initialize({ protocolVersion: "2025-06-18" }));
