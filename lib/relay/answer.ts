@@ -13,12 +13,18 @@ export interface RelayFailure {
   detail: string;
   /** The relay said the tool is unknown: its table has changed. */
   unknownTool?: boolean;
+  /**
+   * A transport failure where the relay cannot have read the request whole (no connection could be
+   * opened, nothing went out): what it would have published, it did not. Otherwise a transport
+   * failure may have come after the relay read it.
+   */
+  unsent?: boolean;
 }
 
 /** A raw HTTP answer from the relay, or why there was none. */
 export type HttpOutcome =
   | { ok: true; status: number; contentType: string | null; bodyText: string }
-  | { ok: false; failure: { class: FailureClass; detail: string } };
+  | { ok: false; failure: { class: FailureClass; detail: string; unsent?: boolean } };
 
 /** A relay answer to one MCP request: its result object, or why there is none. */
 export type RelayAnswer = { ok: true; result: JsonObject } | { ok: false; failure: RelayFailure };

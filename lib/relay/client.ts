@@ -101,26 +101,29 @@ export class RelayClient {
     });
   }
 
-  /** Sends one POST with a fresh token (a new one for a second attempt), bounded in time and size. */
+  /**
+   * Sends one POST with a fresh token (a new one for a second attempt), bounded in time and size.
+   * A failure says whether the relay can have read the request (`unsent` when it cannot).
+   */
   async #post(url: string, request: PreparedRequest): Promise<HttpOutcome> {
     const { signer, timeoutMs } = this.#options;
-    if (this.#closed) return transport("the client is closed: the host is gone");
+    if (this.#closed) return transport("the client is closed: the host is gone", true);
     // A timer cleared when the call ends: AbortSignal.timeout() would keep its timer alive for the
     // whole timeout after every call.
     const controller = new AbortController();
     this.#inFlight = controller;
     const signal = controller.signal;
     // A call whose bound ends while its connection is still opening says which step was slow (read
-    // before the abort, which gives that attempt up).
+    // before the abort, which gives that attempt up); nothing of it reached the relay.
     let stalled: string | undefined;
     const timer = setTimeout(() => {
       stalled = this.#transport.stalled(timeoutMs);
       controller.abort(new DOMException("timed out", "TimeoutError"));
     }, timeoutMs);
     const timedOut = () =>
-      transport(
-        stalled ? `cannot reach ${url}: ${stalled}` : `no answer from ${url} within ${timeoutMs / 1000} s`,
-      );
+      stalled
+        ? transport(`cannot reach ${url}: ${stalled}`, true)
+        : transport(`no answer from ${url} within ${timeoutMs / 1000} s`);
     try {
       const result = await abortable(
         this.#transport.send(
@@ -142,19 +145,20 @@ export class RelayClient {
         return { ok: true, status, contentType: headers.get("content-type") ?? null, bodyText: body };
       }
       if (result.tooLarge) return transport(result.detail);
-      return transport(
-        result.unsent ? `cannot reach ${url}: ${result.detail}` : `no answer from ${url}: ${result.detail}`,
-      );
+      return result.unsent
+        ? transport(`cannot reach ${url}: ${result.detail}`, true)
+        : transport(`no answer from ${url}: ${result.detail}`);
     } catch (error) {
       // tinyagent's own code failed to load: never a relay failure (key/stack.ts).
       if (error instanceof PackageLoadError) throw error;
       if (this.#closed) return transport("the client is closed: the host is gone");
       if (signal.aborted) return timedOut();
+      // What throws is opening the connection or signing the token: nothing was sent.
       if (error instanceof Deno.errors.NotCapable) {
         const hosts = [this.endpoint.netHost, this.#options.proxy?.netHost].filter(Boolean).join(",");
-        return transport(`no network permission for ${hosts}; run with --allow-net=${hosts}`);
+        return transport(`no network permission for ${hosts}; run with --allow-net=${hosts}`, true);
       }
-      return transport(`cannot reach ${url}: ${describeError(error)}`);
+      return transport(`cannot reach ${url}: ${describeError(error)}`, true);
     } finally {
       clearTimeout(timer);
       if (this.#inFlight === controller) this.#inFlight = undefined;
@@ -172,8 +176,11 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-function transport(detail: string): HttpOutcome {
-  return { ok: false, failure: { class: "transport", detail } };
+function transport(detail: string, unsent = false): HttpOutcome {
+  return {
+    ok: false,
+    failure: unsent ? { class: "transport", detail, unsent } : { class: "transport", detail },
+  };
 }
 
 /** One readable line from an error and its causes. */

@@ -145,11 +145,18 @@ export class RelayTransport {
       // The token is signed while the connection opens; a token whose connection fails is never sent.
       const [connection, authorization] = await Promise.all([this.#ready(), request.authorize()]);
       const headers = { ...request.headers, Authorization: authorization };
-      const result = await connection.exchange(
-        { target: request.target, headers, body: request.body },
-        signal,
-        maxAnswerBytes,
-      );
+      let result: Attempt;
+      try {
+        result = await connection.exchange(
+          { target: request.target, headers, body: request.body },
+          signal,
+          maxAnswerBytes,
+        );
+      } catch (error) {
+        // An exchange reports its failures as attempts; anything thrown came once the request may be out.
+        this.#drop(connection);
+        return { ok: false, unsent: false, detail: (error as Error)?.message ?? String(error) };
+      }
       if (result.ok) this.#noteKeepAlive(result.answer.headers.get("keep-alive"));
       if (result.ok || !result.unsent || attempt > 0 || signal.aborted) return result;
       this.#drop(connection); // Nothing reached the relay whole: once more, on a new connection.

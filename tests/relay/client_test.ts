@@ -213,7 +213,13 @@ Deno.test("a request the relay may have read is never sent again: the connection
       assert.ok((await client.callTool("list_rooms", {})).ok);
       assert.ok((await client.callTool("list_rooms", {})).ok);
       relay.script({ cutAfterRun: true, how });
-      assert.match(failureOf(await client.callTool("list_rooms", {})), /^transport: no answer from /);
+      const lost = await client.callTool("list_rooms", {});
+      assert.match(failureOf(lost), /^transport: no answer from /);
+      assert.equal(
+        !lost.ok && lost.failure.unsent,
+        undefined,
+        "the relay may have read it: not marked unsent",
+      );
       assert.equal(relay.requests.length, 3, `${how}: the third request reached the relay once`);
       assert.ok((await client.callTool("list_rooms", {})).ok, "the next call succeeds");
       assert.equal(client.connectionsOpened, 2);
@@ -249,8 +255,10 @@ Deno.test("a call whose bound ends while its connection opens names the step, gi
       },
     });
     try {
+      const stalled = await client.callTool("list_rooms", {});
+      assert.equal(!stalled.ok && stalled.failure.unsent, true, "nothing went out: marked unsent");
       assert.match(
-        failureOf(await client.callTool("list_rooms", {})),
+        failureOf(stalled),
         /^transport: cannot reach http:\/\/127\.0\.0\.1:\d+\/mcp: the TLS handshake with 127\.0\.0\.1:\d+ did not complete within 0\.3 s; if the relay serves plain HTTP there, use http:\/\/ in --relay$/,
       );
       assert.equal(given[0].aborted, true, "the stalled attempt was given up");
@@ -262,5 +270,21 @@ Deno.test("a call whose bound ends while its connection opens names the step, gi
     }
   } finally {
     await relay.close();
+  }
+});
+
+Deno.test("a relay nobody listens for: the failure says nothing went out (unsent)", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const parsed = parseRelayUrl(`http://127.0.0.1:${port}`);
+  assert.ok(parsed.ok);
+  const client = new RelayClient({ endpoint: parsed.endpoint, signer, timeoutMs: 5_000 });
+  try {
+    const answer = await client.callTool("post_message", { room: "general" });
+    assert.match(failureOf(answer), /^transport: cannot reach /);
+    assert.equal(!answer.ok && answer.failure.unsent, true);
+  } finally {
+    client.close();
   }
 });
