@@ -13,6 +13,7 @@ export const LAYERS = [
   "host",
   "diagnose",
   "facade",
+  "oversight",
   "relay",
   "key",
   "transport",

@@ -14,6 +14,7 @@ import {
 } from "../wire/mcp.ts";
 import { rawIdOf } from "./line_id.ts";
 import { type ByteSink, LINE_LIMIT, type LineEvent, LineWriter, readLines } from "./stdio.ts";
+import type { HostChannel, HostResponse } from "./channel.ts";
 import { NAME, VERSION } from "../wire/identity.ts";
 
 /** Handshake versions answered as asked (facade.md, `initialize`); any other gets the fallback. */
@@ -58,8 +59,15 @@ export interface Request {
   params: unknown;
 }
 
-/** What one input line is: a request, an answer already decided (a protocol error), or nothing to answer. */
-export type Parsed = { request: Request } | { answer: Answer; rawId?: string } | { ignore: true };
+/**
+ * What one input line is: a request, an answer already decided (a protocol error), a response to
+ * a request of ours (channel.ts), or nothing to answer.
+ */
+export type Parsed =
+  | { request: Request }
+  | { answer: Answer; rawId?: string }
+  | { response: HostResponse }
+  | { ignore: true };
 
 /**
  * One answer as its line, with the id exactly as the host wrote it. An answer
@@ -93,8 +101,9 @@ function errorAnswer(id: RpcId, code: number, message: string): Answer {
 }
 
 /**
- * Reads one input line as JSON-RPC. Notifications, stray responses and blank
- * lines are ignored; anything malformed is answered with the matching error.
+ * Reads one input line as JSON-RPC. Notifications and blank lines are ignored, a response is
+ * handed on for matching (never answered: JSON-RPC forbids it); anything malformed is answered
+ * with the matching error.
  */
 export function parseLine(line: string): Parsed {
   if (line.trim() === "") return { ignore: true };
@@ -119,9 +128,8 @@ export function parseLine(line: string): Parsed {
   });
   if (message.jsonrpc !== "2.0") return invalid('jsonrpc must be "2.0"');
   if (typeof message.method !== "string") {
-    // We never send requests, so a well-formed response is stray, and JSON-RPC forbids answering it.
     if (hasId && (Object.hasOwn(message, "result") || Object.hasOwn(message, "error"))) {
-      return { ignore: true };
+      return { response: { id: message.id, result: message.result, error: message.error } };
     }
     return invalid("method must be a string");
   }
@@ -170,7 +178,7 @@ export async function dispatch(request: Request, tools: ToolProvider): Promise<A
 /** Answers one input line; undefined for a notification, a response, or a blank line. */
 export async function answerLine(line: string, tools: ToolProvider): Promise<Answer | undefined> {
   const parsed = parseLine(line);
-  if ("ignore" in parsed) return undefined;
+  if ("ignore" in parsed || "response" in parsed) return undefined;
   if ("answer" in parsed) return parsed.answer;
   return await dispatch(parsed.request, tools);
 }
@@ -199,6 +207,11 @@ export interface ServeOptions {
   afterFirstAnswer?: () => void;
   /** Resolves with a reason when the host is known to be gone otherwise than by stdout (its process ended). */
   hostGone?: Promise<string>;
+  /**
+   * Requests of ours to the host and their responses: bound to the writer here, told the host's
+   * capabilities at each `initialize`, and closed when the host can no longer answer.
+   */
+  channel?: HostChannel;
 }
 
 /**
@@ -217,8 +230,10 @@ export async function serve(options: ServeOptions): Promise<void> {
     (error) => hostGone(`stdout closed (${(error as Error).message})`),
   );
   options.hostGone?.then(hostGone);
+  options.channel?.bind((line) => void writer.writeLine(line));
   const reason = await Promise.race([answerAll(options, writer), gone]);
   if (reason === undefined) return;
+  options.channel?.close(`the host is gone: ${reason}`);
   options.log(`the host is gone: ${reason}; stopping`);
   options.tools.close?.();
 }
@@ -256,11 +271,20 @@ async function answerAll(options: ServeOptions, writer: LineWriter): Promise<und
     }
     const parsed = parseLine(event.text);
     if ("ignore" in parsed) continue;
+    if ("response" in parsed) {
+      options.channel?.settle(parsed.response);
+      continue;
+    }
     if ("answer" in parsed) {
       void write(parsed.answer, parsed.rawId);
       continue;
     }
     const { request } = parsed;
+    if (request.method === "initialize" && options.channel) {
+      // What the host can be asked (elicitation) is what its latest handshake declared.
+      const params = isObject(request.params) ? request.params : {};
+      options.channel.capabilities = isObject(params.capabilities) ? params.capabilities : {};
+    }
     const task = dispatch(request, options.tools)
       .catch((error) => {
         // A bug must not take the session down: answer and say why on stderr.
@@ -271,6 +295,8 @@ async function answerAll(options: ServeOptions, writer: LineWriter): Promise<und
       .finally(() => inFlight.delete(task));
     inFlight.add(task);
   }
+  // The host sends nothing more, so no question of ours can be answered: those calls end now.
+  options.channel?.close("the host's input ended");
   while (inFlight.size > 0) await Promise.all(inFlight);
   await writer.flush();
   return undefined;

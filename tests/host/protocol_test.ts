@@ -8,9 +8,11 @@ import {
   answerLine,
   encodeAnswer,
   negotiateVersion,
+  parseLine,
   serve,
   type ToolProvider,
 } from "../../lib/host/protocol.ts";
+import { HostChannel } from "../../lib/host/channel.ts";
 
 import {
   ANNOUNCED_CAPABILITIES,
@@ -331,8 +333,11 @@ Deno.test("encodeAnswer: the id as the host wrote it, and an answer that cannot 
   });
 });
 
-/** A serve() session in process: lines pushed in, lines written out, the provider's listener kept. */
-function session() {
+/**
+ * A serve() session in process: lines pushed in, lines written out, the provider's listener kept;
+ * with a channel and a tools/call of the test's own when given.
+ */
+function session(options: { channel?: HostChannel; callTool?: ToolProvider["callTool"] } = {}) {
   const queue: Uint8Array[] = [];
   let wake: (() => void) | undefined;
   let ended = false;
@@ -350,7 +355,7 @@ function session() {
   let changed: (() => void) | undefined;
   const tools: ToolProvider = {
     listTools: () => Promise.resolve([]),
-    callTool: () => Promise.resolve({ result: { content: [] } }),
+    callTool: options.callTool ?? (() => Promise.resolve({ result: { content: [] } })),
     onToolsChanged: (listener) => changed = listener,
   };
   const done = serve({
@@ -364,6 +369,7 @@ function session() {
     },
     tools,
     log: () => {},
+    channel: options.channel,
   });
   const send = async (text: string) => {
     queue.push(new TextEncoder().encode(`${text}\n`));
@@ -430,5 +436,73 @@ Deno.test("notifications/tools/list_changed: only after the handshake's answer, 
     s.changed();
     await s.end();
     assert.equal(s.written.length, 1);
+  });
+});
+
+Deno.test("responses to tinyagent's own requests: handed to the channel, never answered", async (t) => {
+  await t.step("a response, a result or an error, is parsed as one; a request still is a request", () => {
+    assert.deepEqual(parseLine(line({ jsonrpc: "2.0", id: "tinyagent-1", result: { action: "accept" } })), {
+      response: { id: "tinyagent-1", result: { action: "accept" }, error: undefined },
+    });
+    assert.deepEqual(parseLine(line({ jsonrpc: "2.0", id: 7, error: { code: -1, message: "no" } })), {
+      response: { id: 7, result: undefined, error: { code: -1, message: "no" } },
+    });
+    assert.ok("request" in parseLine(line({ jsonrpc: "2.0", id: "tinyagent-1", method: "ping" })));
+  });
+  await t.step("initialize tells the channel what the host can be asked", async () => {
+    const channel = new HostChannel();
+    const s = session({ channel });
+    assert.equal(channel.capabilities, undefined);
+    await s.send(initialize({ protocolVersion: "2025-06-18", capabilities: { elicitation: {} } }));
+    assert.deepEqual(channel.capabilities, { elicitation: {} });
+    await s.send(initialize({ protocolVersion: "2025-06-18" }, 2));
+    assert.deepEqual(channel.capabilities, {}, "the latest handshake counts");
+    await s.end();
+  });
+  await t.step("a call waits for the host's answer to our request; ping is answered meanwhile", async () => {
+    const channel = new HostChannel();
+    const s = session({
+      channel,
+      callTool: async () => {
+        const reply = await channel.request("elicitation/create", { message: "ok?" }, 60_000);
+        return { result: { content: [{ type: "text", text: JSON.stringify(reply) }] } };
+      },
+    });
+    await s.send(line({ jsonrpc: "2.0", id: "c", method: "tools/call", params: { name: "x" } }));
+    assert.deepEqual(JSON.parse(s.written[0]), {
+      jsonrpc: "2.0",
+      id: "tinyagent-1",
+      method: "elicitation/create",
+      params: { message: "ok?" },
+    });
+    await s.send(line({ jsonrpc: "2.0", id: "p", method: "ping" }));
+    assert.deepEqual(JSON.parse(s.written[1]), { jsonrpc: "2.0", id: "p", result: {} });
+    // A response to an id of the host's own space, and one to nothing pending: no answer, no effect.
+    await s.send(line({ jsonrpc: "2.0", id: 1, result: { action: "accept" } }));
+    await s.send(line({ jsonrpc: "2.0", id: "tinyagent-9", result: { action: "accept" } }));
+    assert.equal(s.written.length, 2);
+    await s.send(line({ jsonrpc: "2.0", id: "tinyagent-1", result: { action: "decline" } }));
+    assert.equal(s.written.length, 3);
+    const answer = JSON.parse(s.written[2]);
+    assert.equal(answer.id, "c");
+    assert.deepEqual(JSON.parse(answer.result.content[0].text), { ok: true, result: { action: "decline" } });
+    await s.end();
+  });
+  await t.step("at end of input a question still waiting is given up, and its call answered", async () => {
+    const channel = new HostChannel();
+    const s = session({
+      channel,
+      callTool: async () => {
+        const reply = await channel.request("elicitation/create", { message: "ok?" }, 60_000);
+        return { result: { content: [{ type: "text", text: JSON.stringify(reply) }] } };
+      },
+    });
+    await s.send(line({ jsonrpc: "2.0", id: "c", method: "tools/call", params: { name: "x" } }));
+    await s.end();
+    const answer = JSON.parse(s.written[1]);
+    assert.deepEqual(JSON.parse(answer.result.content[0].text), {
+      ok: false,
+      gone: "the host's input ended",
+    });
   });
 });

@@ -11,10 +11,13 @@ import assert from "node:assert/strict";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   CallToolResultSchema,
+  CancelledNotificationSchema,
+  ElicitRequestSchema,
   EmptyResultSchema,
   InitializeResultSchema,
   JSONRPCErrorResponseSchema,
   JSONRPCNotificationSchema,
+  JSONRPCRequestSchema,
   JSONRPCResultResponseSchema,
   ListToolsResultSchema,
   ToolListChangedNotificationSchema,
@@ -25,6 +28,7 @@ import {
   type StrictRelay,
   type StrictRelayOptions,
 } from "./strict_relay/mod.ts";
+import { HOST_REQUEST_ID } from "./oversight.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 export const MAIN = `${ROOT}main.ts`;
@@ -168,6 +172,9 @@ export class Tinyagent {
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #stdout: ReadableStreamDefaultReader<Uint8Array>;
   #waiters = new Map<string, (message: Message) => void>();
+  /** Requests tinyagent sent the host (elicitations), not yet taken by `hostRequest`, and who waits. */
+  #requests: Message[] = [];
+  #requestWaiters: ((message: Message) => void)[] = [];
   #methods = new Map<string, string>();
   #done: Promise<void>;
   #nextId = 1;
@@ -197,13 +204,20 @@ export class Tinyagent {
     if (buffer) this.lines.push(buffer);
   }
 
-  /** Hands an answer line to whoever waits for its id. */
+  /** Hands an answer line to whoever waits for its id, and a request of tinyagent's to `hostRequest`. */
   #route(line: string): void {
     let message: Message;
     try {
       message = JSON.parse(line);
     } catch {
       return; // The session's checks fail on a line that is not JSON-RPC; here we only route answers.
+    }
+    if (typeof message.method === "string") {
+      if (!("id" in message)) return; // A notification: read from `lines`.
+      const waiter = this.#requestWaiters.shift();
+      if (waiter) waiter(message);
+      else this.#requests.push(message);
+      return;
     }
     const key = JSON.stringify(message.id ?? null);
     const waiter = this.#waiters.get(key);
@@ -242,6 +256,18 @@ export class Tinyagent {
   /** Resolves with the first answer carrying `id` (compared as JSON). */
   answer(id: unknown): Promise<Message> {
     return new Promise((resolve) => this.#waiters.set(JSON.stringify(id), resolve));
+  }
+
+  /** Resolves with the next request tinyagent sends the host (an elicitation), in the order sent. */
+  hostRequest(): Promise<Message> {
+    const queued = this.#requests.shift();
+    if (queued) return Promise.resolve(queued);
+    return new Promise((resolve) => this.#requestWaiters.push(resolve));
+  }
+
+  /** Answers a request of tinyagent's with `result`, as a host does. */
+  async respond(id: unknown, result: unknown): Promise<void> {
+    await this.send({ jsonrpc: "2.0", id, result });
   }
 
   /** Sends a request and waits for its answer. */
@@ -461,12 +487,13 @@ export function parseAnswerLine(line: string, context = "", method?: string): Rp
   return m as RpcMessage;
 }
 
-/** The one notification tinyagent sends, exactly: no id, no params. */
+/** The one notification tinyagent sends unasked, exactly: no id, no params. */
 export const TOOLS_CHANGED_LINE = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}';
 
 /**
- * One stdout line of a session: an answer (checked with the SDK's schemas, as the request it
- * answers), or the tools-changed notification, valid for the SDK and exactly as tinyagent writes it.
+ * One stdout line of a session, valid for the SDK: an answer (checked as the request it answers);
+ * the tools-changed notification, exactly as tinyagent writes it; an elicitation request with an
+ * id of tinyagent's own; or the cancellation of one.
  */
 export function parseStdoutLine(line: string, context: string, facade?: Tinyagent): void {
   let message: { id?: unknown; method?: unknown } | undefined;
@@ -475,10 +502,20 @@ export function parseStdoutLine(line: string, context: string, facade?: Tinyagen
   } catch {
     // parseAnswerLine says what is wrong with the line.
   }
-  if (message && typeof message === "object" && "method" in message && !("id" in message)) {
-    assert.ok(ToolListChangedNotificationSchema.safeParse(message).success, `${context}${line}`);
+  if (message && typeof message === "object" && "method" in message) {
+    if ("id" in message) {
+      assert.ok(JSONRPCRequestSchema.safeParse(message).success, `${context}${line.slice(0, 300)}`);
+      assert.ok(ElicitRequestSchema.safeParse(message).success, `${context}${line.slice(0, 300)}`);
+      assert.match(String(message.id), HOST_REQUEST_ID, `${context}a request id of tinyagent's own`);
+      return;
+    }
     assert.ok(JSONRPCNotificationSchema.safeParse(message).success, `${context}${line}`);
-    assert.equal(line, TOOLS_CHANGED_LINE, `${context}the only notification tinyagent sends`);
+    if (message.method === "notifications/cancelled") {
+      assert.ok(CancelledNotificationSchema.safeParse(message).success, `${context}${line}`);
+      return;
+    }
+    assert.ok(ToolListChangedNotificationSchema.safeParse(message).success, `${context}${line}`);
+    assert.equal(line, TOOLS_CHANGED_LINE, `${context}the only other notification tinyagent sends`);
     return;
   }
   parseAnswerLine(line, context, facade?.methodOf(message?.id));

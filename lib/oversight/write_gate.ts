@@ -1,0 +1,177 @@
+// The person's hold on an agent's writes, in the order a write meets it: the
+// budget before the relay is contacted; the budget again and the person's
+// approval before a template is signed (or an upload forwarded); and after the
+// relay's answer, the receipt on stderr and the entry in the audit log. The
+// facade calls it; what it asks and where it writes are ports (confirmation.ts,
+// audit_log.ts), so it does no I/O of its own.
+
+import { failureText, type RelayAnswer } from "../relay/answer.ts";
+import { type JsonObject, toolError } from "../wire/mcp.ts";
+import { type AuditEntry, loggedAnswer, loggedArguments, outcomeWhy } from "./audit_record.ts";
+import type { AuditSink } from "./audit_log.ts";
+import { type AskPerson, confirmationQuestion, heldReason, heldText } from "./confirmation.ts";
+import {
+  heldLine,
+  notSentText,
+  outcomeOf,
+  receiptLine,
+  unknownOutcomeText,
+  uploadReceiptLine,
+  type WriteOutcome,
+} from "./receipt.ts";
+import type { Reservation, WriteBudget } from "./write_budget.ts";
+import { type EventFields, meaningOf, uploadMeaning } from "./write_summary.ts";
+
+export interface WriteGateOptions {
+  /** The relay's base URL, as the log and the question name it. */
+  relay: string;
+  /** Which process this is, in the log: several sessions may append to one file. */
+  session: string;
+  budget: WriteBudget;
+  /** Asks the person before each write (`--confirm-writes`); none: writes go ahead unasked. */
+  ask?: AskPerson;
+  /** Who asks: the host (mcp) or the terminal (call), as refusals say it. */
+  where: "host" | "terminal";
+  audit?: AuditSink;
+  /** The key's npub, for the question. */
+  signerName?: () => Promise<string>;
+  log(line: string): void;
+  now?: () => Date;
+}
+
+/** A write cleared to go ahead, holding its place in the budget; or the tool error that holds it back. */
+export type Clearance = { ok: true; reservation: Reservation } | { ok: false; text: string };
+
+/** A signed event as the gate records it. */
+type Signed = EventFields & { id: string; pubkey: string; created_at: number; sig: string };
+
+export class WriteGate {
+  #options: WriteGateOptions;
+
+  constructor(options: WriteGateOptions) {
+    this.#options = options;
+  }
+
+  /** Before the relay is contacted for a write tool: the tool error when the budget is spent. */
+  async admit(tool: string, args: JsonObject): Promise<string | undefined> {
+    const refused = this.#options.budget.refusal();
+    if (refused === undefined) return undefined;
+    await this.#held(tool, args, "a write", undefined, "write budget spent", refused);
+    return refused;
+  }
+
+  /**
+   * Before `template` is signed (or, with none, an upload forwarded): a place in the budget, then
+   * the person's approval when asked for. A write held back gives its place back and is recorded.
+   */
+  async clear(tool: string, args: JsonObject, template: EventFields | undefined): Promise<Clearance> {
+    const { budget, ask } = this.#options;
+    const what = template ? described(tool, template) : uploadMeaning(args);
+    const reservation = budget.reserve();
+    if ("refused" in reservation) {
+      await this.#held(tool, args, what, template, "write budget spent", reservation.refused);
+      return { ok: false, text: reservation.refused };
+    }
+    if (!ask) return { ok: true, reservation };
+    const question = confirmationQuestion({ tool, event: template, args }, {
+      relay: this.#options.relay,
+      signer: await this.#options.signerName?.(),
+      budget: budget.limit === undefined ? undefined : { spent: budget.spent, limit: budget.limit },
+    });
+    const answer = await ask(question);
+    if (answer.action === "accept") return { ok: true, reservation };
+    reservation.release();
+    const text = heldText(answer, this.#options.where, template === undefined)!;
+    await this.#held(tool, args, what, template, `${heldReason(answer)} at the ${this.#options.where}`, text);
+    return { ok: false, text };
+  }
+
+  /** A template the signing rules refused (a kind the tool does not publish, say): said and recorded. */
+  refused(tool: string, args: JsonObject, template: EventFields, why: string): Promise<void> {
+    return this.#held(tool, args, described(tool, template), template, why, why);
+  }
+
+  /**
+   * After the relay's answer to a signed event: the receipt, the entry, and the result the host
+   * sees — `result` as it is, unless the event's fate is unknown or it never left, which the host
+   * must be told in words that keep the agent from publishing it twice.
+   */
+  async signed(
+    tool: string,
+    args: JsonObject,
+    event: Signed,
+    answer: RelayAnswer,
+    result: JsonObject,
+  ): Promise<JsonObject> {
+    const outcome = outcomeOf(answer);
+    this.#options.log(receiptLine(tool, event, outcome));
+    await this.#record({ tool, arguments: args, event: { ...event }, answer: answerOf(answer), outcome });
+    if (outcome.status === "unknown") return toolError(unknownOutcomeText(outcome.detail, tool, event));
+    if (outcome.status === "not sent") return toolError(notSentText(outcome.detail, tool, event));
+    return result;
+  }
+
+  /** After the relay's answer to an upload: the receipt and the entry. */
+  async uploaded(tool: string, args: JsonObject, answer: RelayAnswer): Promise<void> {
+    const outcome = outcomeOf(answer);
+    this.#options.log(uploadReceiptLine(tool, args, outcome));
+    await this.#record({ tool, arguments: args, answer: answerOf(answer), outcome });
+  }
+
+  /** A write held back before anything was signed: the stderr line, and the entry with why. */
+  async #held(
+    tool: string,
+    args: JsonObject,
+    what: string,
+    template: EventFields | undefined,
+    why: string,
+    text: string,
+  ): Promise<void> {
+    this.#options.log(heldLine(tool, what, text));
+    await this.#append({
+      tool,
+      arguments: loggedArguments(args),
+      ...(template ? { template: { ...template } } : {}),
+      outcome: "held",
+      why,
+    });
+  }
+
+  async #record(
+    entry: {
+      tool: string;
+      arguments: JsonObject;
+      event?: JsonObject;
+      answer: unknown;
+      outcome: WriteOutcome;
+    },
+  ): Promise<void> {
+    const why = outcomeWhy(entry.outcome);
+    await this.#append({
+      tool: entry.tool,
+      arguments: loggedArguments(entry.arguments),
+      ...(entry.event ? { event: entry.event } : {}),
+      answer: loggedAnswer(entry.answer),
+      outcome: entry.outcome.status,
+      ...(why === undefined ? {} : { why }),
+    });
+  }
+
+  #append(entry: Omit<AuditEntry, "time" | "session" | "relay">): Promise<void> {
+    const { audit, now, session, relay } = this.#options;
+    if (!audit) return Promise.resolve();
+    const { tool, ...rest } = entry;
+    return audit.append({ time: (now?.() ?? new Date()).toISOString(), session, relay, tool, ...rest });
+  }
+}
+
+/** What a template would publish, with its kind unless the words already name it. */
+function described(tool: string, template: EventFields): string {
+  const meaning = meaningOf(tool, template);
+  return meaning.includes(`kind ${template.kind} `) ? meaning : `${meaning} (kind ${template.kind})`;
+}
+
+/** What the relay answered, for the log: its result, or the failure's words. */
+function answerOf(answer: RelayAnswer): unknown {
+  return answer.ok ? answer.result : { error: failureText(answer.failure) };
+}

@@ -1,0 +1,109 @@
+// The audit log file (lib/oversight/audit_log.ts) against the real file system: created for its
+// owner alone, appended line by line in order, a path it cannot open named, and a write that fails
+// later said without failing anything.
+
+import assert from "node:assert/strict";
+import { AuditLog, openFailure } from "../../lib/oversight/audit_log.ts";
+import type { AuditEntry } from "../../lib/oversight/audit_record.ts";
+
+function entry(n: number): AuditEntry {
+  return {
+    time: new Date(0).toISOString(),
+    session: "1@x",
+    relay: "https://relay.example.test",
+    tool: "post_message",
+    arguments: { content: `message ${n}`, text: "line\nbreak" },
+    outcome: "accepted",
+  };
+}
+
+async function opened(path: string, logs: string[] = []): Promise<AuditLog> {
+  const result = await AuditLog.open(path, (line) => logs.push(line));
+  assert.ok(result.ok, result.ok ? "" : result.error);
+  return result.log;
+}
+
+Deno.test("a new log is created readable by its owner alone, and entries are appended in order", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/audit.jsonl`;
+    const log = await opened(path);
+    await Promise.all(Array.from({ length: 50 }, (_, n) => log.append(entry(n))));
+    await log.close();
+    if (Deno.build.os !== "windows") assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+    const lines = (await Deno.readTextFile(path)).split("\n");
+    assert.equal(lines.pop(), "", "every line ends with a newline");
+    assert.deepEqual(
+      lines.map((line) => JSON.parse(line).arguments.content),
+      Array.from({ length: 50 }, (_, n) => `message ${n}`),
+    );
+    // A second session appends; nothing is lost.
+    const again = await opened(path);
+    await again.append(entry(50));
+    await again.close();
+    assert.equal((await Deno.readTextFile(path)).split("\n").length, 52);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a path that cannot be opened is named, with why", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const missing = await AuditLog.open(`${dir}/no/such/folder/audit.jsonl`, () => {});
+    assert.deepEqual(missing, {
+      ok: false,
+      error: `--audit-log: cannot create "${dir}/no/such/folder/audit.jsonl": its folder does not exist`,
+    });
+    const folder = await AuditLog.open(dir, () => {});
+    assert.equal(folder.ok, false);
+    assert.match(
+      folder.ok ? "" : folder.error,
+      new RegExp(`^--audit-log: (?:"${dir}" is a folder, not a file|cannot open "${dir}")`),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  assert.equal(
+    openFailure("/var/log/a.jsonl", new Deno.errors.NotCapable("no")),
+    '--audit-log: no permission to write "/var/log/a.jsonl"; run with --allow-write=/var/log/a.jsonl',
+  );
+  assert.equal(
+    openFailure("/root/a.jsonl", new Deno.errors.PermissionDenied("no")),
+    '--audit-log: cannot write "/root/a.jsonl": permission denied',
+  );
+});
+
+Deno.test({
+  name: "a write that fails later is said on stderr, each time, and never rejects",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    // A FIFO whose reader goes away once the log is open: every write after that fails, as on a
+    // disk that filled or went away.
+    const dir = await Deno.makeTempDir();
+    const path = `${dir}/audit.fifo`;
+    try {
+      assert.ok((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
+      const reader = Deno.open(path, { read: true });
+      const logs: string[] = [];
+      const log = await opened(path, logs);
+      (await reader).close();
+      await log.append(entry(1));
+      await log.append({ ...entry(2), event: { id: "ab".repeat(32) } });
+      await log.close();
+      assert.equal(logs.length, 2, logs.join("\n"));
+      assert.match(
+        logs[0],
+        /^audit log: could not write the entry for post_message \(accepted\) to ".+audit\.fifo": .+; the call goes on$/,
+      );
+      assert.match(
+        logs[1],
+        new RegExp(
+          `^audit log: could not write the entry for post_message event ${"ab".repeat(32)} \\(accepted\\)`,
+        ),
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

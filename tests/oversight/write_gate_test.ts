@@ -1,0 +1,196 @@
+// The person's hold on writes (lib/oversight/write_gate.ts), with its ports faked: the budget,
+// the question and its answers, the receipts on stderr and the audit entries, in the order a
+// write meets them.
+
+import assert from "node:assert/strict";
+import type { AuditEntry } from "../../lib/oversight/audit_record.ts";
+import type { ConfirmAnswer } from "../../lib/oversight/confirmation.ts";
+import { WriteBudget } from "../../lib/oversight/write_budget.ts";
+import { WriteGate } from "../../lib/oversight/write_gate.ts";
+import { budgetSpentText, DECLINED_AT_HOST } from "../support/oversight.ts";
+
+const TEMPLATE = { kind: 9, created_at: 1_700_000_000, tags: [["h", "general"]], content: "hello" };
+const EVENT = { ...TEMPLATE, id: "ab".repeat(32), pubkey: "cd".repeat(32), sig: "ef".repeat(64) };
+const PUBLISHED = { content: [], structuredContent: { event_id: EVENT.id, accepted: true, message: "" } };
+
+interface Setup {
+  gate: WriteGate;
+  budget: WriteBudget;
+  entries: AuditEntry[];
+  logs: string[];
+  questions: string[];
+}
+
+function setup(options: { limit?: number; answers?: ConfirmAnswer[] } = {}): Setup {
+  const entries: AuditEntry[] = [];
+  const logs: string[] = [];
+  const questions: string[] = [];
+  const budget = new WriteBudget(options.limit);
+  const answers = options.answers;
+  const gate = new WriteGate({
+    relay: "https://relay.example.test",
+    session: "42@start",
+    budget,
+    ask: answers && ((question) => {
+      questions.push(question);
+      return Promise.resolve(answers.shift() ?? { action: "decline" });
+    }),
+    where: "host",
+    audit: { append: (entry) => Promise.resolve(void entries.push(entry)) },
+    signerName: () => Promise.resolve("npub1who"),
+    log: (line) => logs.push(line),
+    now: () => new Date(Date.UTC(2026, 11, 1)),
+  });
+  return { gate, budget, entries, logs, questions };
+}
+
+Deno.test("without a budget or a question, a write is cleared at once and only counted", async () => {
+  const { gate, budget, entries, logs } = setup();
+  assert.equal(await gate.admit("post_message", {}), undefined);
+  const clearance = await gate.clear("post_message", { room: "general" }, TEMPLATE);
+  assert.ok(clearance.ok);
+  clearance.reservation.spend();
+  assert.equal(budget.spent, 1);
+  assert.deepEqual([entries, logs], [[], []]);
+});
+
+Deno.test("a spent budget: refused before the relay (admit) and before signing (clear), said and recorded", async () => {
+  const { gate, entries, logs, questions } = setup({ limit: 1, answers: [{ action: "accept" }] });
+  const first = await gate.clear("post_message", { room: "general" }, TEMPLATE);
+  assert.ok(first.ok);
+  first.reservation.spend();
+  assert.equal(
+    await gate.admit("post_message", { room: "general", content: "again" }),
+    budgetSpentText(1, 1),
+  );
+  assert.deepEqual(await gate.clear("post_message", {}, TEMPLATE), {
+    ok: false,
+    text: budgetSpentText(1, 1),
+  });
+  assert.equal(questions.length, 1, "a write the budget refuses is never put to the person");
+  assert.deepEqual(entries.map((entry) => [entry.outcome, entry.why]), [
+    ["held", "write budget spent"],
+    ["held", "write budget spent"],
+  ]);
+  assert.deepEqual(entries[0], {
+    time: "2026-12-01T00:00:00.000Z",
+    session: "42@start",
+    relay: "https://relay.example.test",
+    tool: "post_message",
+    arguments: { room: "general", content: "again" },
+    outcome: "held",
+    why: "write budget spent",
+  });
+  assert.deepEqual(entries[1].template, TEMPLATE);
+  assert.deepEqual(logs, [
+    `held: post_message: a write: ${budgetSpentText(1, 1)}`,
+    `held: post_message: a message in room "general" (kind 9): ${budgetSpentText(1, 1)}`,
+  ]);
+});
+
+Deno.test("the person is asked before signing; a decline gives the place back and is recorded", async () => {
+  const { gate, budget, entries, questions } = setup({
+    limit: 2,
+    answers: [{ action: "decline" }, { action: "accept" }],
+  });
+  assert.deepEqual(await gate.clear("post_message", { room: "general" }, TEMPLATE), {
+    ok: false,
+    text: DECLINED_AT_HOST,
+  });
+  assert.match(questions[0], /^Sign and publish this event as npub1who on https:\/\/relay\.example\.test\?/);
+  assert.match(questions[0], /Writes so far: 0 of 2 \(--max-writes\)\./);
+  assert.equal(budget.refusal(), undefined, "the declined write's place is free again");
+  assert.deepEqual([entries[0].outcome, entries[0].why, entries[0].template], [
+    "held",
+    "declined at the host",
+    TEMPLATE,
+  ]);
+  const approved = await gate.clear("post_message", {}, TEMPLATE);
+  assert.ok(approved.ok);
+  assert.equal(entries.length, 1, "an approval alone is not an entry: the signed event's is");
+});
+
+Deno.test("an upload is asked about and counted like a write", async () => {
+  const { gate, questions, entries } = setup({ answers: [{ action: "cancel" }] });
+  const args = { room: "general", data: "AAAA", type: "text/plain" };
+  assert.deepEqual(await gate.clear("upload_attachment", args, undefined), {
+    ok: false,
+    text: "permission: declined at the host: nothing was uploaded",
+  });
+  assert.match(questions[0], /^Upload this file as npub1who/);
+  assert.equal(entries[0].why, "cancelled at the host");
+});
+
+Deno.test("after the relay's answer: the receipt, the whole event in the log, the result as it was", async () => {
+  const { gate, entries, logs } = setup();
+  const result = await gate.signed("post_message", { room: "general" }, EVENT, {
+    ok: true,
+    result: PUBLISHED,
+  }, PUBLISHED);
+  assert.equal(result, PUBLISHED);
+  assert.deepEqual(logs, [
+    `receipt: post_message signed kind 9 event ${EVENT.id} in room "general": "hello": accepted`,
+  ]);
+  assert.deepEqual(entries[0], {
+    time: "2026-12-01T00:00:00.000Z",
+    session: "42@start",
+    relay: "https://relay.example.test",
+    tool: "post_message",
+    arguments: { room: "general" },
+    event: EVENT,
+    answer: PUBLISHED,
+    outcome: "accepted",
+  });
+});
+
+Deno.test("an answer lost after the event went out: unknown, and the host told the id and where to look", async () => {
+  const { gate, entries, logs } = setup();
+  const failure = { class: "transport" as const, detail: "no answer from https://r/mcp: reset" };
+  const result = await gate.signed("post_message", {}, EVENT, { ok: false, failure }, {
+    content: [],
+    isError: true,
+  });
+  const text = String((result.content as { text: string }[])[0].text);
+  assert.match(
+    text,
+    new RegExp(
+      `^transport: no answer from https://r/mcp: reset\\. The signed event ${EVENT.id} \\(kind 9\\) was sent`,
+    ),
+  );
+  assert.match(text, /tinyagent did not send it again.*read_room \{"id":"general"\}/);
+  assert.equal(result.isError, true);
+  assert.match(logs[0], /: outcome unknown: transport: no answer from https:\/\/r\/mcp: reset$/);
+  assert.deepEqual([entries[0].outcome, entries[0].why, entries[0].answer], [
+    "unknown",
+    "transport: no answer from https://r/mcp: reset",
+    { error: "transport: no answer from https://r/mcp: reset" },
+  ]);
+  const unsent = await gate.signed("post_message", {}, EVENT, {
+    ok: false,
+    failure: { ...failure, detail: "cannot reach https://r/mcp: refused", unsent: true },
+  }, { content: [], isError: true });
+  assert.match(
+    String((unsent.content as { text: string }[])[0].text),
+    /did not reach the relay, so nothing was published/,
+  );
+  assert.equal(entries[1].outcome, "not sent");
+});
+
+Deno.test("a refused template and an upload's answer are said and recorded", async () => {
+  const { gate, entries, logs } = setup();
+  const why =
+    "the relay returned an unsigned event this tool is not expected to publish: kind 30392 from post_message";
+  await gate.refused("post_message", {}, { kind: 30392, tags: [], content: "" }, why);
+  assert.deepEqual([entries[0].outcome, entries[0].why], ["held", why]);
+  assert.equal(logs[0], `held: post_message: a kind 30392 event: ${why}`);
+  await gate.uploaded("upload_attachment", { room: "general", data: "A".repeat(5_000) }, {
+    ok: true,
+    result: { content: [], structuredContent: { url: "https://r/media/x.png" } },
+  });
+  assert.equal(entries[1].arguments.data, "[not logged: 5,000 characters]");
+  assert.equal(entries[1].outcome, "accepted");
+  assert.match(
+    logs[1],
+    /^receipt: upload_attachment: a file stored in room "general", about 3,750 bytes: accepted$/,
+  );
+});
