@@ -23,7 +23,7 @@ async function sandboxCheck(
   );
   let report;
   if (isConfined()) {
-    const checks = await probeSandbox(command.relay, command.keyEnv, command.proxy);
+    const checks = await probeSandbox(command.relay, command.keyEnv, command.proxy, command.auditLog);
     report = sandboxReport("confined process", checks, heldPermissions());
   } else {
     const outcome = await runInSandbox(command, log);
@@ -76,9 +76,48 @@ function withProxy<C extends Command>(command: C): C {
   return result.proxy ? { ...command, proxy: result.proxy } : command;
 }
 
+/**
+ * The audit log's path made absolute while this thread may still read the working directory (a
+ * host picks that directory, and the log should say where it is), with a warning when an existing
+ * log can be read by other users.
+ */
+function withAuditLogPath<C extends Command>(command: C): C {
+  const path = command.command === "sandbox-check"
+    ? command.auditLog
+    : "oversight" in command
+    ? command.oversight.auditLog
+    : undefined;
+  if (path === undefined) return command;
+  let absolute = path;
+  if (!/^(?:\/|[A-Za-z]:[\\/]|\\\\)/.test(path)) {
+    try {
+      absolute = `${Deno.cwd()}${Deno.build.os === "windows" ? "\\" : "/"}${path}`;
+    } catch {
+      // No permission to read the working directory (started confined): the path stays as given.
+    }
+  }
+  try {
+    const mode = Deno.statSync(absolute).mode;
+    if (mode !== null && (mode & 0o077) !== 0) {
+      log(
+        `--audit-log: ${JSON.stringify(absolute)} can be read by other users (mode ${
+          (mode & 0o777).toString(8)
+        }); ` +
+          `chmod 600 it to keep the record of this agent's writes to yourself`,
+      );
+    }
+  } catch {
+    // Not there yet (it is created readable by its owner alone), or not readable here.
+  }
+  if (command.command === "sandbox-check") return { ...command, auditLog: absolute };
+  return "oversight" in command
+    ? { ...command, oversight: { ...command.oversight, auditLog: absolute } }
+    : command;
+}
+
 async function main(argv: string[]): Promise<number> {
   try {
-    const command = withProxy(parseCommand(argv));
+    const command = withAuditLogPath(withProxy(parseCommand(argv)));
     switch (command.command) {
       case "help":
         console.log((await import("./lib/cli/usage.ts")).USAGE[command.topic]);

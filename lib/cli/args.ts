@@ -7,6 +7,7 @@ import type { Proxy } from "../transport/tunnel.ts";
 import { resolveExposure } from "../facade/tools.ts";
 import { isObject } from "../wire/json.ts";
 import type { JsonObject } from "../wire/mcp.ts";
+import { DEFAULT_OVERSIGHT, type OversightSettings } from "../oversight/settings.ts";
 
 export const DEFAULT_KEY_ENV = "TINY_PRIVATE_KEY";
 export const DEFAULT_TIMEOUT_SECONDS = 120;
@@ -21,6 +22,8 @@ export interface ToolSession {
   /** The tools offered, in order (facade/tools.ts resolves --tools and --allow-writes). */
   exposed: string[];
   allowWrites: boolean;
+  /** The person's hold on the writes: the audit log, the budget, confirmation. */
+  oversight: OversightSettings;
   timeoutMs: number;
   /** Set by the main thread from the environment (proxy_settings.ts), not by a flag. */
   proxy?: Proxy;
@@ -44,7 +47,15 @@ export type Command =
   }
   | { command: "keygen" }
   | { command: "whoami"; keyEnv: string }
-  | { command: "sandbox-check"; relay: RelayEndpoint; keyEnv: string; json: boolean; proxy?: Proxy };
+  | {
+    command: "sandbox-check";
+    relay: RelayEndpoint;
+    keyEnv: string;
+    json: boolean;
+    proxy?: Proxy;
+    /** The audit log the sandbox would let the facade write, when one is named. */
+    auditLog?: string;
+  };
 
 /** The commands that reach the relay. */
 export type RelayCommand = Extract<Command, { relay: RelayEndpoint }>;
@@ -93,13 +104,90 @@ function keyEnvName(value: string | undefined, topic: Topic): string {
   return name;
 }
 
-function timeoutFlag(value: string | undefined, topic: Topic): number {
-  if (value === undefined) return DEFAULT_TIMEOUT_SECONDS * 1000;
+/** A number of seconds above 0 and at most an hour, as milliseconds. */
+function secondsFlag(flag: string, value: string | undefined, fallbackSeconds: number, topic: Topic): number {
+  if (value === undefined) return fallbackSeconds * 1000;
   const seconds = Number(value);
   if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0) || seconds > 3600) {
-    throw new UsageError("--timeout: give a number of seconds above 0 and at most 3600", topic);
+    throw new UsageError(`${flag}: give a number of seconds above 0 and at most 3600`, topic);
   }
   return Math.round(seconds * 1000);
+}
+
+function timeoutFlag(value: string | undefined, topic: Topic): number {
+  return secondsFlag("--timeout", value, DEFAULT_TIMEOUT_SECONDS, topic);
+}
+
+/** The most writes `--max-writes` may allow: past this, leave the flag out. */
+export const MAX_WRITES_LIMIT = 1_000_000;
+
+/**
+ * `--audit-log FILE`: a path as given. A host passes `~` literally (no shell expands it), so a path
+ * starting with it would name a folder called `~`: refused with what to write instead.
+ */
+function auditLogFlag(value: string | undefined, topic: Topic): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === "") throw new UsageError("--audit-log: give the path of the file to append to", topic);
+  if (value.includes("\0")) throw new UsageError("--audit-log: the path holds a NUL character", topic);
+  if (/^~(?:[\\/]|$)/.test(value)) {
+    throw new UsageError(
+      "--audit-log: a path starting with ~ is not expanded when a host starts tinyagent; give the full path " +
+        "(such as /home/you/.tinyagent/audit.jsonl)",
+      topic,
+    );
+  }
+  return value;
+}
+
+/**
+ * The oversight flags, checked. `--max-writes` and `--confirm-writes` act on the events tinyagent
+ * signs, so without `--allow-writes` (nothing signed) they are a mistake said at once, not a
+ * setting silently without effect; `--confirm-timeout` likewise needs `--confirm-writes`.
+ */
+function oversightFlags(
+  values: Record<string, unknown>,
+  allowWrites: boolean,
+  topic: Topic,
+): OversightSettings {
+  const max = values["max-writes"] as string | undefined;
+  const confirm = values["confirm-writes"] === true;
+  const timeout = values["confirm-timeout"] as string | undefined;
+  let maxWrites: number | undefined;
+  if (max !== undefined) {
+    maxWrites = Number(max);
+    if (!/^\d+$/.test(max) || maxWrites < 1 || maxWrites > MAX_WRITES_LIMIT) {
+      throw new UsageError(
+        `--max-writes: give a whole number of writes from 1 to ${MAX_WRITES_LIMIT} (to allow none, leave out ` +
+          `--allow-writes)`,
+        topic,
+      );
+    }
+  }
+  for (const [flag, given] of [["--max-writes", max !== undefined], ["--confirm-writes", confirm]] as const) {
+    if (given && !allowWrites) {
+      throw new UsageError(
+        `${flag} acts on the events tinyagent signs, and without --allow-writes it signs none: add ` +
+          `--allow-writes, or leave ${flag} out`,
+        topic,
+      );
+    }
+  }
+  if (timeout !== undefined && !confirm) {
+    throw new UsageError("--confirm-timeout is how long --confirm-writes waits: add --confirm-writes", topic);
+  }
+  const auditLog = auditLogFlag(values["audit-log"] as string | undefined, topic);
+  return {
+    ...DEFAULT_OVERSIGHT,
+    ...(auditLog === undefined ? {} : { auditLog }),
+    ...(maxWrites === undefined ? {} : { maxWrites }),
+    confirmWrites: confirm,
+    confirmTimeoutMs: secondsFlag(
+      "--confirm-timeout",
+      timeout,
+      DEFAULT_OVERSIGHT.confirmTimeoutMs / 1000,
+      topic,
+    ),
+  };
 }
 
 function relayFlag(value: string | undefined, topic: Topic): RelayEndpoint {
@@ -178,6 +266,10 @@ const SESSION_FLAGS: Flags = {
   ...RELAY_FLAGS,
   tools: { type: "string" },
   "allow-writes": { type: "boolean" },
+  "audit-log": { type: "string" },
+  "max-writes": { type: "string" },
+  "confirm-writes": { type: "boolean" },
+  "confirm-timeout": { type: "string" },
   timeout: { type: "string" },
 };
 
@@ -186,8 +278,9 @@ function toolSession(values: Record<string, unknown>, topic: Topic): ToolSession
   const allowWrites = values["allow-writes"] === true;
   const exposure = resolveExposure(list(values.tools as string | undefined), allowWrites);
   if (!exposure.ok) throw new UsageError(exposure.error, topic);
+  const oversight = oversightFlags(values, allowWrites, topic);
   const timeoutMs = timeoutFlag(values.timeout as string | undefined, topic);
-  return { relay, keyEnv, exposed: exposure.names, allowWrites, timeoutMs };
+  return { relay, keyEnv, exposed: exposure.names, allowWrites, oversight, timeoutMs };
 }
 
 function mcpCommand(rest: string[]): Command {
@@ -256,12 +349,18 @@ function diagnoseCommand(rest: string[]): Command {
 }
 
 function sandboxCheckCommand(rest: string[]): Command {
-  const { values } = parse("sandbox-check", rest, { ...RELAY_FLAGS, json: { type: "boolean" } });
+  const { values } = parse("sandbox-check", rest, {
+    ...RELAY_FLAGS,
+    "audit-log": { type: "string" },
+    json: { type: "boolean" },
+  });
   if (values.help) return { command: "help", topic: "sandbox-check" };
+  const auditLog = auditLogFlag(values["audit-log"] as string | undefined, "sandbox-check");
   return {
     command: "sandbox-check",
     ...relayAndKey(values, "sandbox-check"),
     json: values.json === true,
+    ...(auditLog === undefined ? {} : { auditLog }),
   };
 }
 

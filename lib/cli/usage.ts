@@ -4,6 +4,7 @@
 
 import { READ_TOOLS, WRITE_KINDS, WRITE_TOOLS } from "../facade/tools.ts";
 import { DEFAULT_KEY_ENV, DEFAULT_TIMEOUT_SECONDS, type Topic } from "./args.ts";
+import { DEFAULT_CONFIRM_TIMEOUT_SECONDS } from "../oversight/settings.ts";
 
 /** Names wrapped to lines of at most `width` characters, each line indented. */
 function wrapped(names: readonly string[], indent: string, width = 100): string {
@@ -38,13 +39,19 @@ const EXPOSURE_FLAGS =
   `  --tools a,b          offer only these tools, in this order (default: every read tool)
   --allow-writes       add the write tools and let tinyagent sign the events they return`;
 const TIMEOUT_FLAG = `  --timeout SECONDS    bound on each relay call (default ${DEFAULT_TIMEOUT_SECONDS})`;
+const OVERSIGHT_FLAGS =
+  `  --confirm-writes     ask the person before each write (through the host; call: at the terminal)
+  --confirm-timeout S  how long the person has to answer (default ${DEFAULT_CONFIRM_TIMEOUT_SECONDS}); then the write is refused
+  --max-writes N       at most N writes in this process (an upload counts as one)
+  --audit-log FILE     append every write, signed or held back, to FILE as JSON Lines (created 0600)`;
+const OVERSIGHT_USAGE = "[--confirm-writes [--confirm-timeout S]] [--max-writes N] [--audit-log FILE]";
 
 export const USAGE: Readonly<Record<Topic, string>> = {
   main: `tinyagent — use a Nostr relay's tools from an MCP host, safely
 
 Usage: tinyagent <command> [flags]
 
-  tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
+  tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes ${OVERSIGHT_USAGE}] [--timeout SECONDS]
   tinyagent tools --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--json]
   tinyagent call --relay URL TOOL ['{"json":"arguments"}'] [--allow-writes] [--json]
   tinyagent diagnose --relay URL [--key-env NAME] [--rooms a,b] [--kinds 9,11] [--json]
@@ -56,14 +63,17 @@ Usage: tinyagent <command> [flags]
 
 Run 'tinyagent <command> --help' for a command's flags.`,
   mcp: `Usage: tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
+         ${OVERSIGHT_USAGE}
 
 Serves MCP over stdio to an agent host and forwards tool calls to the relay,
 signing each request (NIP-98) with the key in the environment variable NAME.
 A host starts it; to see what it offers or to call a tool by hand, use
-'tinyagent tools' and 'tinyagent call'.
+'tinyagent tools' and 'tinyagent call'. Every event it signs gets a receipt
+line on stderr, which the host keeps in its MCP log.
 
 ${RELAY_FLAGS}
 ${EXPOSURE_FLAGS}
+${OVERSIGHT_FLAGS}
 ${TIMEOUT_FLAG}
   -h, --help           show this help
 
@@ -75,10 +85,12 @@ tiny_diagnose is always offered: tinyagent answers it itself (see 'tinyagent dia
 Lists the tools a host would be offered by 'tinyagent mcp' with the same flags,
 in order, and for every curated tool that is not offered, why: the relay does
 not serve it, it is a write tool and --allow-writes is not given, or --tools
-leaves it out. Makes one signed tools/list request to the relay.
+leaves it out; then what holds the writes back (confirmation, budget, audit
+log). Makes one signed tools/list request to the relay.
 
 ${RELAY_FLAGS}
 ${EXPOSURE_FLAGS}
+${OVERSIGHT_FLAGS}
   --json               print the list as JSON
 ${TIMEOUT_FLAG}
   -h, --help           show this help
@@ -90,12 +102,15 @@ Exit status: 0 the relay's table was read, 3 it could not be read, 1 usage.`,
 Calls one tool exactly as 'tinyagent mcp' would for a host: the same tools are
 offered, the same templates are signed and resubmitted (only with
 --allow-writes, only the kinds the tool publishes), the same error prefixes and
-bounds apply. Prints the result's text; --json prints the whole result.
+bounds apply. Prints the result's text; --json prints the whole result. With
+--confirm-writes it asks at the terminal (y/N), and refuses the write when
+stdin is not a terminal.
 
   TOOL                 the tool to call, such as list_rooms or tiny_diagnose
   '{"…":…}'            its arguments, one JSON object (default {})
 ${RELAY_FLAGS}
 ${EXPOSURE_FLAGS}
+${OVERSIGHT_FLAGS}
   --json               print the whole result (or the JSON-RPC error) as JSON
 ${TIMEOUT_FLAG}
   -h, --help           show this help
@@ -123,16 +138,18 @@ a .env file only you can read (umask 077), with its public key in comments.`,
   whoami: `Usage: tinyagent whoami [--key-env NAME]
 
 Prints the public key (hex and npub) of the configured private key.`,
-  "sandbox-check": `Usage: tinyagent sandbox-check --relay URL [--key-env NAME] [--json]
+  "sandbox-check": `Usage: tinyagent sandbox-check --relay URL [--key-env NAME] [--audit-log FILE] [--json]
 
 Proves the sandbox from inside: runs a probe exactly where 'mcp' would run
 (the same worker, with the same permissions) and tries the relay's host:port
 and the key variable (allowed), then another port, another host, another
 variable, the whole environment, reading and writing a file, starting a
 process, FFI, system information and remote code (each must be denied).
-Reads no key and sends no request; --relay need not be running.
+With --audit-log, appending to that file is allowed and writing beside it
+denied. Reads no key and sends no request; --relay need not be running.
 
 ${RELAY_FLAGS}
+  --audit-log FILE     the audit log mcp would be given: the one file it may write
   --json               print the report as JSON
   -h, --help           show this help
 

@@ -1,7 +1,9 @@
 // The facade's tool logic: which tools the host sees (the table, table.ts),
 // forwarding calls, the sign-and-resubmit step, error marks and bounds. The
 // host protocol calls it; it calls the relay through a narrow port. It never
-// sees JSON-RPC framing and never holds the key, only a Signer.
+// sees JSON-RPC framing and never holds the key, only a Signer. Every write
+// passes the person's hold on it (oversight/write_gate.ts): the budget, the
+// confirmation, the receipt and the audit log.
 
 import { conformResult } from "./conform.ts";
 import { isObject } from "../wire/json.ts";
@@ -16,9 +18,11 @@ import {
 } from "../wire/mcp.ts";
 import { failureText, markPermission, type RelayAnswer } from "../relay/answer.ts";
 import type { Signer } from "../key/signer.ts";
+import { WriteBudget } from "../oversight/write_budget.ts";
+import { WriteGate } from "../oversight/write_gate.ts";
 import { decideSigning, eventToSign } from "./signing_rules.ts";
 import { type Scheduler, type TableState, ToolTable } from "./table.ts";
-import { DIAGNOSE_TOOL, unknownToolHint } from "./tools.ts";
+import { DIAGNOSE_TOOL, isWriteTool, publishesNothing, unknownToolHint } from "./tools.ts";
 
 /** The two calls the facade makes to the relay. */
 export interface RelayPort {
@@ -30,7 +34,7 @@ export interface RelayPort {
 
 export interface FacadeOptions {
   relay: RelayPort;
-  signer: Pick<Signer, "sign">;
+  signer: Pick<Signer, "sign" | "mentionsKey">;
   /** Exposed relay tools, in the order they are listed. */
   exposed: readonly string[];
   allowWrites: boolean;
@@ -40,22 +44,34 @@ export interface FacadeOptions {
   log(line: string): void;
   /** The background fetches' clock (table.ts); real timers unless a test brings its own. */
   schedule?: Scheduler;
+  /** The person's hold on the writes; by default no budget, no question, no log: receipts on stderr only. */
+  gate?: WriteGate;
 }
 
-/** A relay tool result, and whether the relay itself answered (anything but a transport failure). */
+/**
+ * A relay tool result, whether the relay itself answered (anything but a transport failure), and
+ * the relay's answer as it came (undefined when the relay was not called).
+ */
 interface Forwarded {
   result: JsonObject;
   answered: boolean;
+  answer?: RelayAnswer;
 }
+
+/** The host is gone: nothing is signed or sent. */
+const GONE: Forwarded = { result: toolError("transport: the host is gone"), answered: false };
 
 export class Facade {
   #options: FacadeOptions;
   #table: ToolTable;
+  #gate: WriteGate;
   /** Set when the host is gone: nothing more is signed or sent. */
   #closed = false;
 
   constructor(options: FacadeOptions) {
     this.#options = options;
+    this.#gate = options.gate ??
+      new WriteGate({ relay: "", session: "", budget: new WriteBudget(), where: "host", log: options.log });
     this.#table = new ToolTable({
       relay: options.relay,
       exposed: options.exposed,
@@ -103,10 +119,24 @@ export class Facade {
     const name = params.name;
     const args = params.arguments ?? {};
     if (!isObject(args)) return invalidParams("params.arguments must be an object");
+    // The key goes nowhere: not to the relay in arguments, not into a receipt or the audit log.
+    if (await this.#options.signer.mentionsKey(args)) {
+      return {
+        result: toolError(
+          "permission: the arguments hold this agent's private key; nothing was sent, to the relay or anywhere",
+        ),
+      };
+    }
     if (name === DIAGNOSE_TOOL) return { result: await this.#options.diagnose.call(args) };
     // A tool outside the exposed set is refused before any relay contact.
     if (!this.#options.exposed.includes(name)) {
       return unknownTool(name, unknownToolHint(name, this.#options.allowWrites));
+    }
+    // A spent write budget refuses the call before the relay is contacted (an exposed write tool
+    // means writes are allowed).
+    if (isWriteTool(name)) {
+      const refused = await this.#gate.admit(name, args);
+      if (refused !== undefined) return { result: toolError(refused) };
     }
     // The table is read first to refuse a tool the relay does not serve; while it is down, the call
     // still goes to the relay, and the table is fetched again once the relay answers.
@@ -114,7 +144,9 @@ export class Facade {
     if (table && !table.some((entry) => entry.name === name)) {
       return unknownTool(name, " (the relay does not list it)");
     }
-    const forwarded = await this.#forward(name, args);
+    const forwarded = publishesNothing(name)
+      ? await this.#upload(name, args)
+      : await this.#forward(name, args);
     if (forwarded.answered && !this.#closed) await this.#table.refreshAfterAnswer();
     return { result: markPermission(forwarded.result) };
   }
@@ -128,7 +160,10 @@ export class Facade {
     return undefined;
   }
 
-  /** Calls the tool, and when it returns a template the facade may sign, signs it and calls again. */
+  /**
+   * Calls the tool, and when it returns a template the facade may sign, clears it with the person's
+   * hold on writes, signs it and calls again; the second answer gets its receipt.
+   */
   async #forward(name: string, args: JsonObject): Promise<Forwarded> {
     const first = await this.#call(name, args);
     if (!first.answered) return first;
@@ -137,29 +172,63 @@ export class Facade {
       case "pass":
         return first;
       case "refuse":
+        await this.#gate.refused(name, args, decision.template, decision.message);
         return {
           result: toolError(
             decision.message,
             decision.showResult ? first.result.structuredContent : undefined,
           ),
           answered: true,
+          answer: first.answer,
         };
       case "sign": {
-        if (this.#closed) return { result: toolError("transport: the host is gone"), answered: false };
+        const clearance = await this.#gate.clear(name, args, decision.template);
+        if (!clearance.ok) return { result: toolError(clearance.text), answered: true };
+        if (this.#closed) {
+          clearance.reservation.release();
+          return GONE;
+        }
+        // Filled now, after any wait for the person: a missing created_at is the time of signing.
         const now = Math.floor(Date.now() / 1000);
         const event = await this.#options.signer.sign(eventToSign(decision.template, now));
+        clearance.reservation.spend();
         // The second answer is the publish result; it is never signed again.
-        return this.#call(name, { ...args, event });
+        const second = await this.#call(name, { ...args, event });
+        // Closed while the event was out: its answer is unknown, and still gets its receipt.
+        const answer = second.answer ??
+          { ok: false, failure: { class: "transport", detail: "the host is gone" } };
+        return { ...second, result: await this.#gate.signed(name, args, event, answer, second.result) };
       }
     }
   }
 
+  /**
+   * An upload signs nothing, and is a write all the same: cleared first, with its receipt after. A
+   * template it returns is refused like any other (it publishes no kind).
+   */
+  async #upload(name: string, args: JsonObject): Promise<Forwarded> {
+    const clearance = await this.#gate.clear(name, args, undefined);
+    if (!clearance.ok) return { result: toolError(clearance.text), answered: false };
+    if (this.#closed) {
+      clearance.reservation.release();
+      return GONE;
+    }
+    clearance.reservation.spend();
+    const forwarded = await this.#forward(name, args);
+    if (forwarded.answer) await this.#gate.uploaded(name, args, forwarded.answer);
+    return forwarded;
+  }
+
   async #call(name: string, args: JsonObject): Promise<Forwarded> {
-    if (this.#closed) return { result: toolError("transport: the host is gone"), answered: false };
+    if (this.#closed) return GONE;
     const answer = await this.#options.relay.callTool(name, args);
-    if (answer.ok) return { result: answer.result, answered: true };
+    if (answer.ok) return { result: answer.result, answered: true, answer };
     if (answer.failure.unknownTool) this.#table.invalidate();
-    return { result: toolError(failureText(answer.failure)), answered: answer.failure.class !== "transport" };
+    return {
+      result: toolError(failureText(answer.failure)),
+      answered: answer.failure.class !== "transport",
+      answer,
+    };
   }
 }
 

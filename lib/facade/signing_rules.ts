@@ -26,7 +26,7 @@ export type SigningDecision =
    * A template the facade will not sign: answer with this tool error, carrying
    * the relay's structuredContent when `showResult` so the model sees it.
    */
-  | { action: "refuse"; message: string; showResult: boolean };
+  | { action: "refuse"; message: string; showResult: boolean; template: Template };
 
 /**
  * Reads `structuredContent.unsigned` of a successful result as a template.
@@ -70,6 +70,7 @@ export function decideSigning(
       action: "refuse",
       message: `refused to sign a kind ${template.kind} authorization event returned by ${tool}`,
       showResult: false,
+      template,
     };
   }
   if (!allowWrites || !publishesKind(tool, template.kind)) {
@@ -78,6 +79,7 @@ export function decideSigning(
       message:
         `the relay returned an unsigned event this tool is not expected to publish: kind ${template.kind} from ${tool}`,
       showResult: true,
+      template,
     };
   }
   return { action: "sign", template };

@@ -121,6 +121,11 @@ export function isWriteTool(name: string): boolean {
   return Object.hasOwn(WRITE_KINDS, name);
 }
 
+/** A write tool that publishes no event (`upload_attachment`): it signs nothing, and still counts as a write. */
+export function publishesNothing(tool: string): boolean {
+  return isWriteTool(tool) && WRITE_KINDS[tool].length === 0;
+}
+
 /** Whether `tool` is a write tool expected to publish events of `kind`. */
 export function publishesKind(tool: string, kind: number): boolean {
   return isWriteTool(tool) && WRITE_KINDS[tool].includes(kind);

@@ -36,6 +36,8 @@ export type SignerResult = { ok: true; signer: Signer } | { ok: false; error: st
 export class Signer {
   readonly #secretKey: Uint8Array;
   #identity: Identity | undefined;
+  /** The key's spellings as one case-insensitive pattern, made on first use. */
+  #spellings: RegExp | undefined;
 
   private constructor(secretKey: Uint8Array) {
     this.#secretKey = secretKey;
@@ -89,6 +91,36 @@ export class Signer {
     const { pure, nip19 } = await loadNostr();
     const pubkey = pure.getPublicKey(this.#secretKey);
     return this.#identity = { pubkey, npub: nip19.npubEncode(pubkey) };
+  }
+
+  /**
+   * Whether `value` — a JSON value, read at any depth, keys included — holds this private key, as
+   * hex in either case or as its nsec: such a value must go nowhere (not to the relay, not to a log).
+   */
+  async mentionsKey(value: unknown): Promise<boolean> {
+    if (!this.#spellings) {
+      const { nip19, utils } = await loadNostr();
+      const spellings = `${utils.bytesToHex(this.#secretKey)}|${nip19.nsecEncode(this.#secretKey)}`;
+      this.#spellings = new RegExp(spellings, "i");
+    }
+    const pattern = this.#spellings;
+    // Both spellings are over 60 characters: shorter strings cannot hold one.
+    const holds = (text: string) => text.length >= 63 && pattern.test(text);
+    // Walked with a list, not recursion: a host may nest its arguments thousands deep.
+    const pending: unknown[] = [value];
+    while (pending.length > 0) {
+      const item = pending.pop();
+      if (typeof item === "string") {
+        if (holds(item)) return true;
+      } else if (Array.isArray(item)) pending.push(...item);
+      else if (item !== null && typeof item === "object") {
+        for (const [key, inner] of Object.entries(item)) {
+          if (holds(key)) return true;
+          pending.push(inner);
+        }
+      }
+    }
+    return false;
   }
 
   /** Loads the signing stack and does the first, expensive curve work, ahead of the first request. */

@@ -49,6 +49,7 @@ export async function probeSandbox(
   relay: RelayEndpoint,
   keyEnv: string,
   proxy?: Proxy,
+  auditLog?: string,
 ): Promise<ProbeResult[]> {
   const [hostname, portText] = [
     relay.netHost.slice(0, relay.netHost.lastIndexOf(":")),
@@ -93,6 +94,19 @@ export async function probeSandbox(
       () => import(new URL("/sandbox-check.js", "https://example.com").href),
     ],
   ];
+  if (auditLog !== undefined) {
+    // The one file the facade may write, opened as it opens it (created readable by its owner alone
+    // when missing), and a file beside it, which it may not.
+    tries.splice(2, 0, [
+      `append to the audit log ${auditLog}`,
+      "allowed",
+      async () => (await Deno.open(auditLog, { append: true, create: true, mode: 0o600 })).close(),
+    ], [
+      "write another file beside the audit log",
+      "denied",
+      () => Deno.writeTextFile(`${auditLog}.sandbox-check`, "x"),
+    ]);
+  }
   if (proxy) {
     tries.splice(2, 0, [
       `connect to the proxy ${proxy.netHost}`,

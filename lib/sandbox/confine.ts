@@ -29,8 +29,21 @@ export const WORKER_URL = new URL("./worker.ts", import.meta.url);
 /** The permission kinds a worker could hold; every one is listed, since an omitted key is not reliably denied. */
 const KINDS = ["net", "env", "read", "write", "run", "ffi", "sys", "import"] as const;
 
-/** What the sandboxed worker may do: reach the relay's host:port and read the key variable. Nothing else. */
+/**
+ * The audit log a command writes (mcp and call, which sign), or whose permission sandbox-check
+ * proves; `tools` signs nothing and opens no log.
+ */
+export function auditLogOf(command: SandboxedCommand): string | undefined {
+  if (command.command === "sandbox-check") return command.auditLog;
+  return command.command === "mcp" || command.command === "call" ? command.oversight.auditLog : undefined;
+}
+
+/**
+ * What the sandboxed worker may do: reach the relay's host:port, read the key variable, and append
+ * to the audit log when one is named. Nothing else.
+ */
 export function sandboxPermissions(command: SandboxedCommand): Deno.PermissionOptionsObject {
+  const auditLog = auditLogOf(command);
   return {
     // The relay's host:port, and the proxy's when one stands in between (proxy.ts).
     net: "relay" in command
@@ -38,7 +51,8 @@ export function sandboxPermissions(command: SandboxedCommand): Deno.PermissionOp
       : false,
     env: [command.keyEnv],
     read: false,
-    write: false,
+    // That one file: not its folder, not a file beside it.
+    write: auditLog === undefined ? false : [auditLog],
     run: false,
     ffi: false,
     sys: false,

@@ -19,7 +19,7 @@ scope.onmessage = async (event) => {
       // The probe runs here, where the facade runs; the main thread reports it.
       scope.postMessage({
         type: "probed",
-        checks: await probeSandbox(command.relay, command.keyEnv, command.proxy),
+        checks: await probeSandbox(command.relay, command.keyEnv, command.proxy, command.auditLog),
       });
       return;
     }

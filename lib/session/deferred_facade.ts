@@ -12,6 +12,7 @@ import type { CallOutcome, Tool } from "../wire/mcp.ts";
 import type { Signer } from "../key/signer.ts";
 import { PackageLoadError } from "../key/stack.ts";
 import type { RelayTransport } from "../transport/kept_connection.ts";
+import type { OversightParts } from "./tool_session.ts";
 
 export interface RelaySide extends ToolProvider {
   /** Loads the relay side now; no request is sent. */
@@ -34,6 +35,8 @@ export function deferredFacade(
   stop: (error: PackageLoadError) => void,
   /** Resolves once the host has its first answer: the connection's deadlines are armed then. */
   answered: Promise<void>,
+  /** Who asks the person before a write (the host), and the audit log. */
+  oversight: OversightParts,
 ): RelaySide {
   const guarded = <T>(work: Promise<T>): Promise<T> =>
     work.catch((error) => {
@@ -70,7 +73,7 @@ export function deferredFacade(
         timeoutMs: command.timeoutMs,
         transport, // made with the proxy, if any
       });
-      const facade = assembleFacade(command, signer, relay, log);
+      const facade = assembleFacade(command, signer, relay, log, oversight);
       if (toolsChanged) facade.onToolsChanged(toolsChanged);
       if (closed) facade.close();
       return facade;

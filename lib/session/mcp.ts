@@ -6,10 +6,14 @@
 import type { Command } from "../cli/args.ts";
 import { Fatal } from "../cli/fatal.ts";
 import { DIAGNOSE_TOOL, READ_TOOLS, WRITE_TOOLS } from "../facade/tools.ts";
+import { HostChannel } from "../host/channel.ts";
+import { askThroughHost, canElicitForm } from "../host/elicitation.ts";
 import { serve } from "../host/protocol.ts";
 import { processStdio } from "../host/stdio.ts";
 import type { Signer } from "../key/signer.ts";
 import { PackageLoadError } from "../key/stack.ts";
+import type { AuditSink } from "../oversight/audit_log.ts";
+import { oversightSummary } from "../oversight/settings.ts";
 import { deferredFacade } from "./deferred_facade.ts";
 import { parentGone } from "./lifecycle.ts";
 
@@ -17,6 +21,7 @@ export async function mcp(
   command: Extract<Command, { command: "mcp" }>,
   signer: Signer,
   log: (line: string) => void,
+  audit?: AuditSink,
 ): Promise<number> {
   // tinyagent's own code failing to load ends the session with that failure's message.
   let failure: unknown;
@@ -27,7 +32,13 @@ export async function mcp(
   };
   // The first answer, or the first tools request: from then on timers cost the handshake nothing.
   const answered = Promise.withResolvers<void>();
-  const side = deferredFacade(command, signer, log, stop, answered.promise);
+  // Our requests to the host (the person's approval of a write) and the host's responses.
+  const channel = new HostChannel(log);
+  const side = deferredFacade(command, signer, log, stop, answered.promise, {
+    ask: askThroughHost(channel, command.oversight.confirmTimeoutMs),
+    where: "host",
+    audit,
+  });
   if (Deno.stdin.isTerminal()) {
     // Started by hand: say what it is waiting for rather than look hung. Stdout stays protocol-only.
     // `deno task demo` exists only in a checkout, so only a run from source suggests it.
@@ -39,15 +50,20 @@ export async function mcp(
     );
   }
   // The line names the key's npub, whose derivation is deferred past the first answer. It says what
-  // is configured: which of these tools are offered is the relay's table to say, at tools/list.
+  // is configured: which of these tools are offered is the relay's table to say, at tools/list. It
+  // is said after the handshake, so it can say once whether this host can ask its person.
   let announced: Promise<void> | undefined;
   const announce = () =>
     announced ??= signer.identity().then(({ npub }) =>
       log(
         `mcp: configured for relay ${command.relay.base} as ${npub}: ${configuredTools(command)}, ` +
-          `offered when the relay lists them, and ${DIAGNOSE_TOOL}; writes ${
-            command.allowWrites ? "allowed" : "not allowed"
-          }` +
+          `offered when the relay lists them, and ${DIAGNOSE_TOOL}; ` +
+          oversightSummary(
+            command.oversight,
+            command.allowWrites,
+            "host",
+            canElicitForm(channel.capabilities),
+          ) +
           (command.proxy ? `; through the proxy ${command.proxy.display}` : ""),
       ), stop);
   // The host's process is watched from the first answer or the first tools request, whichever
@@ -81,6 +97,7 @@ export async function mcp(
       watchHost();
     },
     hostGone: hostGone.promise,
+    channel,
   });
   await Promise.race([session, stopped.promise]);
   // The startup line is said however short the session was; the signing stack loads with it.

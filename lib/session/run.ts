@@ -6,6 +6,7 @@ import { Fatal } from "../cli/fatal.ts";
 import { DEFAULT_KEY_ENV } from "../cli/args.ts";
 import { Signer } from "../key/signer.ts";
 import { PackageLoadError } from "../key/stack.ts";
+import type { AuditLog } from "../oversight/audit_log.ts";
 import { mcp } from "./mcp.ts";
 
 export { Fatal };
@@ -30,6 +31,31 @@ function requireNet(command: RelayCommand): void {
     if (Deno.permissions.querySync({ name: "net", host }).state !== "granted") {
       throw new Fatal(`no permission to reach ${host}; run with --allow-net=${hosts.join(",")}`);
     }
+  }
+}
+
+/**
+ * The audit log, opened for appending before anything is served: a path that cannot be written
+ * stops startup, naming it. Loaded only when one is named.
+ */
+async function openAuditLog(path: string | undefined): Promise<AuditLog | undefined> {
+  if (path === undefined) return undefined;
+  const { AuditLog } = await import("../oversight/audit_log.ts");
+  const opened = await AuditLog.open(path, log);
+  if (!opened.ok) throw new Fatal(opened.error);
+  return opened.log;
+}
+
+/** Runs `work` with the command's audit log open; its entries are all written before it closes. */
+async function withAuditLog(
+  path: string | undefined,
+  work: (audit: AuditLog | undefined) => Promise<number>,
+): Promise<number> {
+  const audit = await openAuditLog(path);
+  try {
+    return await work(audit);
+  } finally {
+    await audit?.close();
   }
 }
 
@@ -80,10 +106,15 @@ async function runCommand(
     // The relay side loads only for the commands that use it, never ahead of mcp's handshake.
     case "tools":
       return await (await import("./tool_commands.ts")).listOffer(command, await signerFor(command), log);
-    case "call":
-      return await (await import("./tool_commands.ts")).callOne(command, await signerFor(command), log);
-    case "mcp":
-      return await mcp(command, await signerFor(command), log);
+    case "call": {
+      const signer = await signerFor(command);
+      const { callOne } = await import("./tool_commands.ts");
+      return await withAuditLog(command.oversight.auditLog, (audit) => callOne(command, signer, log, audit));
+    }
+    case "mcp": {
+      const signer = await signerFor(command);
+      return await withAuditLog(command.oversight.auditLog, (audit) => mcp(command, signer, log, audit));
+    }
   }
 }
 

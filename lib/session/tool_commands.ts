@@ -7,7 +7,10 @@ import type { Signer } from "../key/signer.ts";
 import { describeOffer, renderOffer } from "../facade/offer.ts";
 import { RelayClient } from "../relay/client.ts";
 import type { CallToolResult } from "../wire/mcp.ts";
-import { assembleFacade } from "./tool_session.ts";
+import type { AuditSink } from "../oversight/audit_log.ts";
+import { oversightReport, oversightSummary } from "../oversight/settings.ts";
+import { askAtTerminal, processTerminal } from "../oversight/terminal_prompt.ts";
+import { assembleFacade, type OversightParts } from "./tool_session.ts";
 
 /** `call`'s exit statuses beyond 0 (a result) and 1 (usage): a tool error, and a call refused before the relay. */
 const CALL_TOOL_ERROR = 2;
@@ -20,6 +23,7 @@ function facadeFor(
   command: Extract<Command, { command: "tools" | "call" }>,
   signer: Signer,
   log: (line: string) => void,
+  parts?: OversightParts,
 ) {
   const relay = new RelayClient({
     endpoint: command.relay,
@@ -27,7 +31,7 @@ function facadeFor(
     timeoutMs: command.timeoutMs,
     proxy: command.proxy,
   });
-  return assembleFacade(command, signer, relay, log);
+  return assembleFacade(command, signer, relay, log, parts);
 }
 
 /** Lists what a host would be offered, and why not the rest. */
@@ -39,8 +43,14 @@ export async function listOffer(
   const facade = facadeFor(command, signer, log);
   try {
     const offer = describeOffer(command.exposed, command.allowWrites, await facade.tableForList());
+    // What would hold the writes back, as mcp would apply it with the same flags (a host asks).
+    const oversight = oversightReport(command.oversight, command.allowWrites);
     console.log(
-      command.json ? JSON.stringify({ relay: command.relay.base, ...offer }, null, 2) : renderOffer(offer),
+      command.json
+        ? JSON.stringify({ relay: command.relay.base, ...offer, oversight }, null, 2)
+        : `${renderOffer(offer)}\n\nwrites: ${
+          oversightSummary(command.oversight, command.allowWrites, "host")
+        }`,
     );
     return offer.table.ok ? 0 : TABLE_UNREADABLE;
   } finally {
@@ -55,13 +65,18 @@ function resultText(result: CallToolResult): string {
   return result.structuredContent === undefined ? "" : JSON.stringify(result.structuredContent, null, 2);
 }
 
-/** Calls one tool exactly as `mcp` would for a host. */
+/** Calls one tool exactly as `mcp` would for a host; with --confirm-writes, the terminal asks the person. */
 export async function callOne(
   command: Extract<Command, { command: "call" }>,
   signer: Signer,
   log: (line: string) => void,
+  audit?: AuditSink,
 ): Promise<number> {
-  const facade = facadeFor(command, signer, log);
+  const facade = facadeFor(command, signer, log, {
+    ask: askAtTerminal(processTerminal, command.oversight.confirmTimeoutMs),
+    where: "terminal",
+    audit,
+  });
   try {
     const outcome = await facade.callTool({ name: command.tool, arguments: command.arguments });
     if ("error" in outcome) {

@@ -304,3 +304,93 @@ Deno.test("tools and call: the session's flags, and call's tool and arguments", 
     assert.ok(!error.message.includes(hex), error.message);
   });
 });
+
+Deno.test("the oversight flags: --audit-log, --max-writes, --confirm-writes, --confirm-timeout", async (t) => {
+  await t.step("none given: no log, no budget, no question, five minutes to answer", () => {
+    assert.deepEqual(mcp("--relay", RELAY, "--allow-writes").oversight, {
+      confirmWrites: false,
+      confirmTimeoutMs: 300_000,
+    });
+  });
+  await t.step("each given, on mcp, tools and call alike", () => {
+    const flags = [
+      "--relay",
+      RELAY,
+      "--allow-writes",
+      "--audit-log",
+      "/home/you/audit.jsonl",
+      "--max-writes=10",
+      "--confirm-writes",
+      "--confirm-timeout",
+      "45",
+    ];
+    const want = {
+      auditLog: "/home/you/audit.jsonl",
+      maxWrites: 10,
+      confirmWrites: true,
+      confirmTimeoutMs: 45_000,
+    };
+    assert.deepEqual(mcp(...flags).oversight, want);
+    for (const command of ["tools", "call"]) {
+      const parsed = parseCommand(
+        command === "call" ? ["call", "post_message", ...flags] : [command, ...flags],
+      );
+      assert.deepEqual((parsed as { oversight: unknown }).oversight, want, command);
+    }
+    // The log alone needs no writes: it records the templates tinyagent refuses too.
+    assert.equal(mcp("--relay", RELAY, "--audit-log", "a.jsonl").oversight.auditLog, "a.jsonl");
+  });
+  await t.step("sandbox-check takes --audit-log, to prove the one file it may write", () => {
+    const command = parseCommand(["sandbox-check", "--relay", RELAY, "--audit-log", "/tmp/a.jsonl"]);
+    assert.equal((command as { auditLog?: string }).auditLog, "/tmp/a.jsonl");
+  });
+  const mistakes: [string, string[], RegExp][] = [
+    [
+      "--max-writes without --allow-writes",
+      ["--max-writes", "3"],
+      /^--max-writes acts on the events tinyagent signs, and without --allow-writes it signs none: add --allow-writes, or leave --max-writes out$/,
+    ],
+    [
+      "--confirm-writes without --allow-writes",
+      ["--confirm-writes"],
+      /^--confirm-writes acts on the events tinyagent signs.*add --allow-writes, or leave --confirm-writes out$/,
+    ],
+    [
+      "--confirm-timeout without --confirm-writes",
+      ["--allow-writes", "--confirm-timeout", "9"],
+      /^--confirm-timeout is how long --confirm-writes waits: add --confirm-writes$/,
+    ],
+    [
+      "--max-writes 0",
+      ["--allow-writes", "--max-writes", "0"],
+      /^--max-writes: give a whole number of writes from 1 to 1000000 \(to allow none, leave out --allow-writes\)$/,
+    ],
+    ["--max-writes 2.5", ["--allow-writes", "--max-writes", "2.5"], /^--max-writes: give a whole number/],
+    [
+      "--max-writes past the limit",
+      ["--allow-writes", "--max-writes", "1000001"],
+      /^--max-writes: give a whole number/,
+    ],
+    [
+      "--confirm-timeout 0",
+      ["--allow-writes", "--confirm-writes", "--confirm-timeout", "0"],
+      /^--confirm-timeout: give a number of seconds above 0 and at most 3600$/,
+    ],
+    ["an empty --audit-log", ["--audit-log="], /^--audit-log: give the path of the file to append to$/],
+    [
+      "an --audit-log under ~",
+      ["--audit-log", "~/audit.jsonl"],
+      /^--audit-log: a path starting with ~ is not expanded when a host starts tinyagent; give the full path/,
+    ],
+    [
+      "--confirm-writes with a value",
+      ["--allow-writes", "--confirm-writes=yes"],
+      /^flag '--confirm-writes' does not take an argument$/,
+    ],
+  ];
+  for (const [name, flags, message] of mistakes) {
+    await t.step(name, () => {
+      usageError(["mcp", "--relay", RELAY, ...flags], "mcp", message);
+    });
+  }
+});

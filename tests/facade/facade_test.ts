@@ -8,7 +8,12 @@ import { Facade, type FacadeOptions, type RelayPort } from "../../lib/facade/fac
 import type { CallOutcome, CallToolResult, JsonObject, LocalTool, Tool } from "../../lib/wire/mcp.ts";
 import type { RelayAnswer, RelayFailure } from "../../lib/relay/answer.ts";
 import { Signer } from "../../lib/key/signer.ts";
+import { WriteBudget } from "../../lib/oversight/write_budget.ts";
+import { WriteGate } from "../../lib/oversight/write_gate.ts";
+import type { AuditEntry } from "../../lib/oversight/audit_record.ts";
+import type { ConfirmAnswer } from "../../lib/oversight/confirmation.ts";
 import type { Scheduler } from "../../lib/facade/table.ts";
+import { budgetSpentText, DECLINED_AT_HOST } from "../support/oversight.ts";
 import {
   AUTHORIZATION_KINDS,
   authorizationRefusalText,
@@ -98,6 +103,7 @@ function setup(options: Partial<Omit<FacadeOptions, "relay" | "signer" | "log" |
     log: (line) => logs.push(line),
     // The background fetches never run here (tests/facade/table_test.ts drives them with a clock).
     schedule: options.schedule ?? (() => () => {}),
+    gate: options.gate,
   });
   return { relay, facade, logs };
 }
@@ -480,4 +486,135 @@ Deno.test("the facade closed: its table's background fetches are cancelled, none
   facade.close();
   assert.equal(tasks.size, 0, "and cancelled when the facade closes");
   assert.equal(relay.lists, 1);
+});
+
+/** A gate with a budget, scripted answers from the person, and its entries and questions kept. */
+function gated(limit?: number, answers?: ConfirmAnswer[]) {
+  const entries: AuditEntry[] = [];
+  const questions: string[] = [];
+  const gate = new WriteGate({
+    relay: "https://relay.example.test",
+    session: "test",
+    budget: new WriteBudget(limit),
+    ask: answers && ((question) => {
+      questions.push(question);
+      return Promise.resolve(answers.shift() ?? { action: "decline" });
+    }),
+    where: "host",
+    audit: { append: (entry) => Promise.resolve(void entries.push(entry)) },
+    log: () => {},
+  });
+  return { gate, entries, questions };
+}
+
+const WRITES = [...CONTRACT_READ, ...CONTRACT_WRITE];
+
+Deno.test("writes under the person's hold", async (t) => {
+  await t.step(
+    "arguments holding the key go nowhere: refused before the relay, whatever the tool",
+    async () => {
+      const made = await Signer.generate();
+      const own = new Facade({
+        relay: new ScriptedRelay(),
+        signer: made.signer,
+        exposed: WRITES,
+        allowWrites: true,
+        diagnose: DIAGNOSE,
+        log: () => {},
+        schedule: () => () => {},
+      });
+      for (
+        const args of [
+          { content: made.privateKeyHex },
+          { content: `my key is ${made.privateKeyHex.toUpperCase()}!` },
+          { nested: [{ deep: made.privateKeyHex }] },
+          { [made.privateKeyHex]: "as a key" },
+        ]
+      ) {
+        for (const name of ["post_message", "read_room", TINY_DIAGNOSE]) {
+          const result = resultOf(await own.callTool({ name, arguments: args }));
+          assert.equal(result.isError, true);
+          assert.match(
+            textOf(result),
+            /^permission: the arguments hold this agent's private key; nothing was sent/,
+          );
+        }
+      }
+    },
+  );
+  await t.step("--max-writes 2: the third write is refused without contacting the relay", async () => {
+    const { gate, entries } = gated(2);
+    const { facade, relay } = setup({ exposed: WRITES, allowWrites: true, gate });
+    for (let i = 0; i < 2; i++) {
+      relay.callAnswers.push(templateAnswer(9), ok({ content: [], structuredContent: { accepted: true } }));
+      assert.equal(
+        resultOf(await facade.callTool({ name: "post_message", arguments: { room: "general" } })).isError,
+        undefined,
+      );
+    }
+    const calls = relay.calls.length;
+    const lists = relay.lists;
+    const third = resultOf(await facade.callTool({ name: "post_message", arguments: { room: "general" } }));
+    assert.deepEqual(third, { content: [{ type: "text", text: budgetSpentText(2, 2) }], isError: true });
+    assert.equal(relay.calls.length, calls, "the relay was not called");
+    assert.equal(relay.lists, lists, "not even for its table");
+    // Reads go on.
+    assert.equal(resultOf(await facade.callTool({ name: "read_room", arguments: {} })).isError, undefined);
+    assert.deepEqual(entries.map((entry) => entry.outcome), ["accepted", "accepted", "held"]);
+  });
+  await t.step("an upload counts as one write, and a template it returns is still refused", async () => {
+    const { gate } = gated(1);
+    const { facade, relay } = setup({ exposed: WRITES, allowWrites: true, gate });
+    relay.callAnswers.push(
+      ok({ content: [], structuredContent: { url: "https://relay.example.test/media/a" } }),
+    );
+    assert.equal(
+      resultOf(await facade.callTool({ name: "upload_attachment", arguments: { room: "g", data: "AA==" } }))
+        .isError,
+      undefined,
+    );
+    const next = resultOf(await facade.callTool({ name: "post_message", arguments: {} }));
+    assert.equal(textOf(next), budgetSpentText(1, 1));
+    const { gate: other } = gated();
+    const second = setup({ exposed: WRITES, allowWrites: true, gate: other });
+    second.relay.callAnswers.push(templateAnswer(9));
+    const refused = resultOf(await second.facade.callTool({ name: "upload_attachment", arguments: {} }));
+    assert.equal(textOf(refused), unexpected(9, "upload_attachment"));
+    assert.equal(second.relay.calls.length, 1);
+  });
+  await t.step(
+    "a declined write: nothing signed, the relay called once; an approved one is signed",
+    async () => {
+      const { gate, questions } = gated(undefined, [{ action: "decline" }, { action: "accept" }]);
+      const { facade, relay } = setup({ exposed: WRITES, allowWrites: true, gate });
+      relay.callAnswers.push(templateAnswer(9));
+      const declined = resultOf(await facade.callTool({ name: "post_message", arguments: {} }));
+      assert.equal(textOf(declined), DECLINED_AT_HOST);
+      assert.equal(relay.calls.length, 1);
+      relay.callAnswers.push(templateAnswer(9), ok({ content: [], structuredContent: { accepted: true } }));
+      await facade.callTool({ name: "post_message", arguments: {} });
+      assert.equal(relay.calls.length, 3);
+      assert.ok(verifyEvent(relay.calls[2].args.event as Parameters<typeof verifyEvent>[0]));
+      assert.equal(questions.length, 2);
+    },
+  );
+  await t.step("the facade closed while the person decides: nothing is signed or sent", async () => {
+    const decided = Promise.withResolvers<ConfirmAnswer>();
+    const gate = new WriteGate({
+      relay: "r",
+      session: "s",
+      budget: new WriteBudget(1),
+      ask: () => decided.promise,
+      where: "host",
+      log: () => {},
+    });
+    const { facade, relay } = setup({ exposed: WRITES, allowWrites: true, gate });
+    relay.callAnswers.push(templateAnswer(9));
+    const pending = facade.callTool({ name: "post_message", arguments: {} });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    facade.close();
+    decided.resolve({ action: "accept" });
+    assert.match(textOf(resultOf(await pending)), /^transport: the host is gone/);
+    assert.equal(relay.calls.length, 1);
+  });
 });

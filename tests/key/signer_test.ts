@@ -171,3 +171,31 @@ Deno.test("a generated key signs as its own public key", async () => {
   });
   assert.ok(verifyEvent({ ...event }));
 });
+
+Deno.test("mentionsKey: the key as hex in either case or as nsec, at any depth, keys included", async () => {
+  const { signer, privateKeyHex } = await Signer.generate();
+  const nsec = nip19.nsecEncode(Uint8Array.from(privateKeyHex.match(/../g)!, (pair) => parseInt(pair, 16)));
+  for (
+    const value of [
+      privateKeyHex,
+      privateKeyHex.toUpperCase(),
+      `before ${privateKeyHex} after`,
+      nsec,
+      nsec.toUpperCase(),
+      { a: [1, { b: `x${privateKeyHex}` }] },
+      { [nsec]: true },
+    ]
+  ) {
+    assert.equal(await signer.mentionsKey(value), true, JSON.stringify(value).slice(0, 40));
+  }
+  // Nested far deeper than a stack allows: found all the same, never a crash.
+  let deep: unknown = `x${privateKeyHex}`;
+  for (let i = 0; i < 200_000; i++) deep = [deep];
+  assert.equal(await signer.mentionsKey({ deep }), true);
+  const other = (await Signer.generate()).privateKeyHex;
+  for (
+    const value of [other, privateKeyHex.slice(0, 63), { n: 1, s: "text", t: null, l: [true] }, 42, null]
+  ) {
+    assert.equal(await signer.mentionsKey(value), false, JSON.stringify(value));
+  }
+});

@@ -472,13 +472,31 @@ Deno.test("a fault on the resubmission of a signed event: the prefix, no third c
         await t.step(name, async () => {
           fault = make();
           const before = calls().length;
-          assertFailure(await call(facade, "post_message", { room: "general" }), expected, name);
+          const result = await call(facade, "post_message", { room: "general" });
           const made = calls().slice(before);
           assert.equal(made.length, 2, "the template call and the resubmission, never a third");
           assert.equal(made[0].event, undefined);
           const event = made[1].event as Parameters<typeof verifyEvent>[0];
           assert.ok(verifyEvent(structuredClone(event)), "the resubmission carried a signed event");
           assert.equal(event.pubkey, key.pubkey);
+          // The failure's words first, as for any call. After a transport failure the event went out
+          // and its fate is unknown: then what the agent must know before it tries again, its id, not
+          // sent again, and where to look. A refusal (a status the relay chose) needs none.
+          const [detail, advice] = String(result.content[0]?.text).split(/(?=\. The signed event )/);
+          assertFailure({ ...result, content: [{ type: "text", text: detail }] }, expected, name);
+          if (!expected.source.startsWith("^transport: ")) {
+            assert.equal(advice, undefined, name);
+            return;
+          }
+          assert.match(
+            advice ?? "",
+            new RegExp(
+              `^\\. The signed event ${event.id} \\(kind 9\\) was sent, but .*tinyagent did not send it again\\. ` +
+                `.*check with read_room \\{"id":"general"\\} whether it is there: calling post_message again ` +
+                `would publish a second event\\.$`,
+            ),
+            name,
+          );
           const next = await call(facade, "post_message", { room: "general" });
           assert.equal(next.isError, false, JSON.stringify(next));
           assert.equal(next.structuredContent?.accepted, true);

@@ -17,7 +17,10 @@ const PROXY: Proxy = {
 
 function sandboxed(argv: string[], proxy?: Proxy): SandboxedCommand {
   const command = parseCommand(argv) as Command;
-  assert.ok(["mcp", "diagnose", "whoami", "sandbox-check"].includes(command.command), command.command);
+  assert.ok(
+    ["mcp", "tools", "call", "diagnose", "whoami", "sandbox-check"].includes(command.command),
+    command.command,
+  );
   const result = command as SandboxedCommand;
   if (proxy && "relay" in result) result.proxy = proxy;
   return result;
@@ -95,5 +98,34 @@ Deno.test("sandboxPermissions: exactly the relay's host:port and the key variabl
       assert.ok(net === false || Array.isArray(net), JSON.stringify(net));
       assert.ok(Array.isArray(env) && env.length === 1, JSON.stringify(env));
     }
+  });
+});
+
+Deno.test("sandboxPermissions with --audit-log: write for that one file, for the commands that sign", async (t) => {
+  const LOG = "/home/you/.tinyagent/audit.jsonl";
+  const withLog = (net: string[]) => ({ ...only(net, ["TINY_PRIVATE_KEY"]), write: [LOG] });
+  await t.step("mcp and call: that file and nothing else", () => {
+    assert.deepEqual(
+      sandboxPermissions(sandboxed(["mcp", "--relay", "https://relay.test", "--audit-log", LOG])),
+      withLog(["relay.test:443"]),
+    );
+    assert.deepEqual(
+      sandboxPermissions(
+        sandboxed(["call", "--relay", "https://relay.test", "list_rooms", "--audit-log", LOG]),
+      ),
+      withLog(["relay.test:443"]),
+    );
+  });
+  await t.step("sandbox-check proves that very permission", () => {
+    assert.deepEqual(
+      sandboxPermissions(sandboxed(["sandbox-check", "--relay", "https://relay.test", "--audit-log", LOG])),
+      withLog(["relay.test:443"]),
+    );
+  });
+  await t.step("tools signs nothing and opens no log: no write at all", () => {
+    assert.deepEqual(
+      sandboxPermissions(sandboxed(["tools", "--relay", "https://relay.test", "--audit-log", LOG])),
+      only(["relay.test:443"], ["TINY_PRIVATE_KEY"]),
+    );
   });
 });
