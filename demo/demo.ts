@@ -163,6 +163,7 @@ const posts = relay.requests.length;
 console.log(`\n${dim(`relay received ${posts} signed POSTs; tinyagent exited ${code}; its stderr:`)}`);
 console.log(dim(stderr.trim()));
 failed = !await recovery() || failed;
+failed = !await confirmation() || failed;
 
 /**
  * 7. A host that started while the relay was down: it lists once and would never ask again, so the
@@ -209,6 +210,75 @@ async function recovery(): Promise<boolean> {
   } finally {
     await facade.kill();
     await late?.close();
+  }
+}
+
+/**
+ * 8. With --confirm-writes the host asks its person before each write (MCP elicitation): one write
+ * approved and published, one declined and never signed; each is in the audit log, which the
+ * sandbox lets tinyagent append to and nothing else.
+ */
+async function confirmation(): Promise<boolean> {
+  console.log(
+    `\n${bold("8. --confirm-writes: the host asks its person before each write; one yes, one no")}`,
+  );
+  const relay = await startStrictRelay();
+  const key = newKey();
+  const dir = await Deno.makeTempDir({ prefix: "tinyagent-demo-" });
+  const log = `${dir}/audit.jsonl`;
+  const flags = ["--allow-writes", "--confirm-writes", "--max-writes", "5", "--audit-log", log];
+  const facade = new Tinyagent({
+    bin: values.bin,
+    flags: [...narrowFlags(relay.host), `--allow-write=${log}`],
+    args: ["mcp", "--relay", relay.url, ...flags],
+    env: { TINY_PRIVATE_KEY: key.hex },
+  });
+  console.log(dim(`run    tinyagent mcp --relay ${relay.url} ${flags.join(" ")}`));
+  try {
+    // A host that can ask its person declares it (Claude Code and Hermes do).
+    await facade.request("initialize", { protocolVersion: "2025-06-18", capabilities: { elicitation: {} } });
+    for (const [content, action] of [["ship it", "accept"], ["and this too", "decline"]] as const) {
+      const params = { name: "post_message", arguments: { room: "general", content } };
+      show(dim("host  →"), JSON.stringify({ method: "tools/call", params }));
+      const answer = facade.request("tools/call", params);
+      const asked = await facade.hostRequest();
+      const message = String((asked.params as { message: string }).message);
+      expect(asked.method === "elicitation/create", "no question to the person");
+      show(
+        dim("host  ←"),
+        `elicitation/create: ${message.split("\n").filter(Boolean)[1]}`, // what the write means
+      );
+      show(dim("person "), action === "accept" ? "Accept" : "Decline");
+      await facade.respond(asked.id, action === "accept" ? { action, content: {} } : { action });
+      const result = (await answer).result as { isError: boolean; content: { text: string }[] };
+      if (action === "accept") {
+        const event = relay.published.at(-1)!;
+        expect(result.isError === false && verifyEvent(event), "the approved write was not published");
+        show(dim("host  ←"), `published kind ${event.kind} event ${event.id} (signature verified)`);
+      } else {
+        expect(result.isError === true && relay.published.length === 1, "the declined write was signed");
+        show(dim("host  ←"), `isError: ${result.content[0].text}`);
+      }
+    }
+    const output = await facade.finish();
+    assertKeyNeverLeaks(key, output, [relay]);
+    const entries = (await Deno.readTextFile(log)).trimEnd().split("\n").map((line) => JSON.parse(line));
+    expect(entries.length === 2 && verifyEvent(entries[0].event), "the audit log is not as expected");
+    show(
+      dim("log   "),
+      `${log}: ${entries.map((entry) => `${entry.outcome}${entry.why ? ` (${entry.why})` : ""}`).join(", ")}`,
+    );
+    console.log(
+      dim(output.stderr.trim().split("\n").filter((line) => /receipt:|held:/.test(line)).join("\n")),
+    );
+    return output.code === 0;
+  } catch (error) {
+    console.log(`UNEXPECTED: ${(error as Error).message}`);
+    return false;
+  } finally {
+    await facade.kill();
+    await relay.close();
+    await Deno.remove(dir, { recursive: true });
   }
 }
 

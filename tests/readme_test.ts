@@ -329,6 +329,17 @@ Deno.test({
             result.stdout,
             /tiny: tinyagent mcp --relay https:\/\/relay\.example\.test - ✔ Connected/,
           );
+          // "Keeping an agent's writes in check": the same server with every oversight flag connects,
+          // and its audit log was created where the line says, readable by the reader alone.
+          const log = `${home}/.tinyagent/audit.jsonl`;
+          assert.ok(
+            result.stdout.includes(
+              `tiny: tinyagent mcp --relay https://relay.example.test --allow-writes --confirm-writes --max-writes 20 ` +
+                `--audit-log ${log} - ✔ Connected`,
+            ),
+            result.stdout.slice(-2000),
+          );
+          assert.equal((await Deno.stat(log)).mode! & 0o777, 0o600);
         }
       });
 
