@@ -55,11 +55,19 @@ export interface FacadeOptions {
 interface Forwarded {
   result: JsonObject;
   answered: boolean;
+  /** Undefined only when tinyagent held the call back itself (a refused clearance). */
   answer?: RelayAnswer;
 }
 
-/** The host is gone: nothing is signed or sent. */
-const GONE: Forwarded = { result: toolError("transport: the host is gone"), answered: false };
+/** The host is gone: nothing is sent (so a signed event's receipt says it was not sent). */
+function gone(): Forwarded {
+  const failure = { class: "transport" as const, detail: "the host is gone", unsent: true };
+  return {
+    result: toolError(`transport: ${failure.detail}`),
+    answered: false,
+    answer: { ok: false, failure },
+  };
+}
 
 export class Facade {
   #options: FacadeOptions;
@@ -186,7 +194,7 @@ export class Facade {
         if (!clearance.ok) return { result: toolError(clearance.text), answered: true };
         if (this.#closed) {
           clearance.reservation.release();
-          return GONE;
+          return gone();
         }
         // Filled now, after any wait for the person: a missing created_at is the time of signing.
         const now = Math.floor(Date.now() / 1000);
@@ -194,10 +202,11 @@ export class Facade {
         clearance.reservation.spend();
         // The second answer is the publish result; it is never signed again.
         const second = await this.#call(name, { ...args, event });
-        // Closed while the event was out: its answer is unknown, and still gets its receipt.
-        const answer = second.answer ??
-          { ok: false, failure: { class: "transport", detail: "the host is gone" } };
-        return { ...second, result: await this.#gate.signed(name, args, event, answer, second.result) };
+        // #call always gives the relay's answer, or what kept it from being sent.
+        return {
+          ...second,
+          result: await this.#gate.signed(name, args, event, second.answer!, second.result),
+        };
       }
     }
   }
@@ -211,7 +220,7 @@ export class Facade {
     if (!clearance.ok) return { result: toolError(clearance.text), answered: false };
     if (this.#closed) {
       clearance.reservation.release();
-      return GONE;
+      return gone();
     }
     clearance.reservation.spend();
     const forwarded = await this.#forward(name, args);
@@ -220,7 +229,7 @@ export class Facade {
   }
 
   async #call(name: string, args: JsonObject): Promise<Forwarded> {
-    if (this.#closed) return GONE;
+    if (this.#closed) return gone();
     const answer = await this.#options.relay.callTool(name, args);
     if (answer.ok) return { result: answer.result, answered: true, answer };
     if (answer.failure.unknownTool) this.#table.invalidate();

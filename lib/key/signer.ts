@@ -112,8 +112,9 @@ export class Signer {
       const item = pending.pop();
       if (typeof item === "string") {
         if (holds(item)) return true;
-      } else if (Array.isArray(item)) pending.push(...item);
-      else if (item !== null && typeof item === "object") {
+      } else if (Array.isArray(item)) {
+        for (const inner of item) pending.push(inner); // not push(...item): a huge array would overflow
+      } else if (item !== null && typeof item === "object") {
         for (const [key, inner] of Object.entries(item)) {
           if (holds(key)) return true;
           pending.push(inner);

@@ -192,6 +192,8 @@ Deno.test("mentionsKey: the key as hex in either case or as nsec, at any depth, 
   let deep: unknown = `x${privateKeyHex}`;
   for (let i = 0; i < 200_000; i++) deep = [deep];
   assert.equal(await signer.mentionsKey({ deep }), true);
+  // A very long array is walked without spreading it into a call.
+  assert.equal(await signer.mentionsKey({ list: [...Array(1_000_000).fill(0), privateKeyHex] }), true);
   const other = (await Signer.generate()).privateKeyHex;
   for (
     const value of [other, privateKeyHex.slice(0, 63), { n: 1, s: "text", t: null, l: [true] }, 42, null]
