@@ -20,6 +20,7 @@ import {
   withFacade,
 } from "../support/tinyagent.ts";
 import { shippedFlags } from "../../scripts/shipped_flags.ts";
+import { withBrokenFile, within } from "../support/waits.ts";
 import {
   budgetSpentText,
   DECLINED_AT_HOST,
@@ -120,19 +121,6 @@ async function post(client: Client, content: string): Promise<ToolResult> {
 }
 
 const CONFIRM = ["--allow-writes", "--confirm-writes"];
-
-/** `promise`, or a failure naming `what` after `ms`: a rule broken by waiting forever fails, not hangs. */
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) =>
-    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)
-  );
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 Deno.test("--confirm-writes through the SDK host: accept signs and publishes", async () => {
   await withHost({ args: CONFIRM }, async ({ client, relay, key, asked, stderr }) => {
@@ -499,19 +487,13 @@ Deno.test("--audit-log: a path that cannot be written stops startup, naming it",
 Deno.test({
   name: "--audit-log: a write to the log that fails later is said on stderr and does not fail the call",
   ignore: Deno.build.os === "windows",
-  fn: async () => {
-    // The log is a FIFO whose reader goes away once tinyagent has opened it: every write after that
-    // fails (a broken pipe), as a log on a disk that filled or went away would.
-    const dir = await Deno.makeTempDir();
-    const path = `${dir}/audit.fifo`;
-    try {
-      assert.ok((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
-      const reader = Deno.open(path, { read: true });
+  fn: () =>
+    withBrokenFile(async (path, readerLeaves) => {
       const output = await withFacade({
         flags: [...narrowFlags("127.0.0.1"), `--allow-write=${path}`],
         args: ["--allow-writes", "--audit-log", path],
       }, async (facade, relay) => {
-        (await reader).close();
+        await readerLeaves();
         const answer = await facade.request("tools/call", {
           name: "post_message",
           arguments: { room: "general" },
@@ -523,10 +505,7 @@ Deno.test({
         output.stderr,
         /audit log: could not write the entry for post_message event [0-9a-f]{64} \(accepted\) to ".+audit\.fifo": .+; the call goes on/,
       );
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
+    }),
 });
 
 Deno.test("the startup line and tinyagent tools name the oversight settings", async () => {

@@ -18,20 +18,8 @@ import {
   sdkStdio,
   Tinyagent,
 } from "../support/tinyagent.ts";
+import { within } from "../support/waits.ts";
 import { ANNOUNCED_CAPABILITIES, CONTRACT_READ } from "../support/contract.ts";
-
-/** Resolves when `check` holds, polling; fails after `ms`. */
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) =>
-    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)
-  );
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 const names = (tools: { name: string }[]) => tools.map((tool) => tool.name);
 

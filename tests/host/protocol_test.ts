@@ -439,6 +439,14 @@ Deno.test("notifications/tools/list_changed: only after the handshake's answer, 
   });
 });
 
+/** A tools/call that asks the host through `channel` and answers with the reply it got, as JSON. */
+function asking(channel: HostChannel): ToolProvider["callTool"] {
+  return async () => {
+    const reply = await channel.request("elicitation/create", { message: "ok?" }, 60_000);
+    return { result: { content: [{ type: "text", text: JSON.stringify(reply) }] } };
+  };
+}
+
 Deno.test("responses to tinyagent's own requests: handed to the channel, never answered", async (t) => {
   await t.step("a response, a result or an error, is parsed as one; a request still is a request", () => {
     assert.deepEqual(parseLine(line({ jsonrpc: "2.0", id: "tinyagent-1", result: { action: "accept" } })), {
@@ -463,10 +471,7 @@ Deno.test("responses to tinyagent's own requests: handed to the channel, never a
     const channel = new HostChannel();
     const s = session({
       channel,
-      callTool: async () => {
-        const reply = await channel.request("elicitation/create", { message: "ok?" }, 60_000);
-        return { result: { content: [{ type: "text", text: JSON.stringify(reply) }] } };
-      },
+      callTool: asking(channel),
     });
     await s.send(line({ jsonrpc: "2.0", id: "c", method: "tools/call", params: { name: "x" } }));
     assert.deepEqual(JSON.parse(s.written[0]), {
@@ -492,10 +497,7 @@ Deno.test("responses to tinyagent's own requests: handed to the channel, never a
     const channel = new HostChannel();
     const s = session({
       channel,
-      callTool: async () => {
-        const reply = await channel.request("elicitation/create", { message: "ok?" }, 60_000);
-        return { result: { content: [{ type: "text", text: JSON.stringify(reply) }] } };
-      },
+      callTool: asking(channel),
     });
     await s.send(line({ jsonrpc: "2.0", id: "c", method: "tools/call", params: { name: "x" } }));
     await s.end();

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { AuditLog, openFailure } from "../../lib/oversight/audit_log.ts";
 import type { AuditEntry } from "../../lib/oversight/audit_record.ts";
+import { withBrokenFile } from "../support/waits.ts";
 
 function entry(n: number): AuditEntry {
   return {
@@ -77,17 +78,11 @@ Deno.test("a path that cannot be opened is named, with why", async () => {
 Deno.test({
   name: "a write that fails later is said on stderr, each time, and never rejects",
   ignore: Deno.build.os === "windows",
-  fn: async () => {
-    // A FIFO whose reader goes away once the log is open: every write after that fails, as on a
-    // disk that filled or went away.
-    const dir = await Deno.makeTempDir();
-    const path = `${dir}/audit.fifo`;
-    try {
-      assert.ok((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
-      const reader = Deno.open(path, { read: true });
+  fn: () =>
+    withBrokenFile(async (path, readerLeaves) => {
       const logs: string[] = [];
       const log = await opened(path, logs);
-      (await reader).close();
+      await readerLeaves();
       await log.append(entry(1));
       await log.append({ ...entry(2), event: { id: "ab".repeat(32) } });
       await log.close();
@@ -102,8 +97,5 @@ Deno.test({
           `^audit log: could not write the entry for post_message event ${"ab".repeat(32)} \\(accepted\\)`,
         ),
       );
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
+    }),
 });
