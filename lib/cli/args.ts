@@ -140,15 +140,11 @@ function auditLogFlag(value: string | undefined, topic: Topic): string | undefin
 }
 
 /**
- * The oversight flags, checked. `--max-writes` and `--confirm-writes` act on the events tinyagent
- * signs, so without `--allow-writes` (nothing signed) they are a mistake said at once, not a
- * setting silently without effect; `--confirm-timeout` likewise needs `--confirm-writes`.
+ * The oversight flags, checked. They never conflict with the other flags: without `--allow-writes`
+ * a budget or a confirmation has nothing to act on, and the startup line says so (a bundle or a
+ * catalog passes every setting, whatever the others are).
  */
-function oversightFlags(
-  values: Record<string, unknown>,
-  allowWrites: boolean,
-  topic: Topic,
-): OversightSettings {
+function oversightFlags(values: Record<string, unknown>, topic: Topic): OversightSettings {
   const max = values["max-writes"] as string | undefined;
   const confirm = values["confirm-writes"] === true;
   const timeout = values["confirm-timeout"] as string | undefined;
@@ -162,18 +158,6 @@ function oversightFlags(
         topic,
       );
     }
-  }
-  for (const [flag, given] of [["--max-writes", max !== undefined], ["--confirm-writes", confirm]] as const) {
-    if (given && !allowWrites) {
-      throw new UsageError(
-        `${flag} acts on the events tinyagent signs, and without --allow-writes it signs none: add ` +
-          `--allow-writes, or leave ${flag} out`,
-        topic,
-      );
-    }
-  }
-  if (timeout !== undefined && !confirm) {
-    throw new UsageError("--confirm-timeout is how long --confirm-writes waits: add --confirm-writes", topic);
   }
   const auditLog = auditLogFlag(values["audit-log"] as string | undefined, topic);
   return {
@@ -197,6 +181,10 @@ function relayFlag(value: string | undefined, topic: Topic): RelayEndpoint {
   return parsed.endpoint;
 }
 
+/**
+ * A boolean flag is given bare (`--allow-writes`) or with its value (`--allow-writes=true`,
+ * `--allow-writes=false`): a bundle or a catalog substitutes a setting's value into one argument.
+ */
 type Flags = Record<string, { type: "string" | "boolean" }>;
 
 /** The flags of every command that talks to a relay. */
@@ -243,8 +231,11 @@ function parse(
     const option = Object.hasOwn(options, name) ? options[name] : undefined;
     if (!option) throw new UsageError(`unknown flag '--${name}'`, topic);
     if (option.type === "boolean") {
-      if (eq !== -1) throw new UsageError(`flag '--${name}' does not take an argument`, topic);
-      values[name] = true;
+      const given = eq === -1 ? "true" : arg.slice(eq + 1);
+      if (given !== "true" && given !== "false") {
+        throw new UsageError(`flag '--${name}' is given bare, or as --${name}=true or --${name}=false`, topic);
+      }
+      values[name] = given === "true";
       continue;
     }
     let value: string | undefined;
@@ -276,9 +267,11 @@ const SESSION_FLAGS: Flags = {
 function toolSession(values: Record<string, unknown>, topic: Topic): ToolSession {
   const { relay, keyEnv } = relayAndKey(values, topic);
   const allowWrites = values["allow-writes"] === true;
-  const exposure = resolveExposure(list(values.tools as string | undefined), allowWrites);
+  // `--tools=default` is the default set, as a bundle's unedited setting passes it.
+  const tools = values.tools === "default" ? undefined : values.tools as string | undefined;
+  const exposure = resolveExposure(list(tools), allowWrites);
   if (!exposure.ok) throw new UsageError(exposure.error, topic);
-  const oversight = oversightFlags(values, allowWrites, topic);
+  const oversight = oversightFlags(values, topic);
   const timeoutMs = timeoutFlag(values.timeout as string | undefined, topic);
   return { relay, keyEnv, exposed: exposure.names, allowWrites, oversight, timeoutMs };
 }
@@ -364,8 +357,28 @@ function sandboxCheckCommand(rest: string[]): Command {
   };
 }
 
+/**
+ * A `${user_config.NAME}` an MCP bundle's host left in place: it substitutes only the settings that
+ * have a value, so this names the setting to fill in rather than a flag that looks wrong.
+ */
+function unsubstituted(argv: string[]): string | undefined {
+  for (const arg of argv) {
+    const setting = /\$\{user_config\.([^}]*)\}/.exec(arg)?.[1];
+    if (setting !== undefined) return setting;
+  }
+  return undefined;
+}
+
 /** Parses argv into a command, or throws UsageError. */
 export function parseCommand(argv: string[]): Command {
+  const setting = unsubstituted(argv);
+  if (setting !== undefined) {
+    throw new UsageError(
+      `the host passed \${user_config.${redactKeys(setting).slice(0, 60)}} as it is: that setting of the ` +
+        `tinyagent extension has no value; fill it in the host's settings for the extension`,
+      "main",
+    );
+  }
   const [first, ...rest] = argv;
   // No command at all is a mistake a script should see: usage on stderr and a usage status.
   if (first === undefined) throw new UsageError("no command given", "main");

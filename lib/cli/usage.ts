@@ -51,7 +51,8 @@ export const USAGE: Readonly<Record<Topic, string>> = {
 
 Usage: tinyagent <command> [flags]
 
-  tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes ${OVERSIGHT_USAGE}] [--timeout SECONDS]
+  tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
+                ${OVERSIGHT_USAGE}
   tinyagent tools --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--json]
   tinyagent call --relay URL TOOL ['{"json":"arguments"}'] [--allow-writes] [--json]
   tinyagent diagnose --relay URL [--key-env NAME] [--rooms a,b] [--kinds 9,11] [--json]

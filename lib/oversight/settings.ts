@@ -33,7 +33,15 @@ export function oversightSummary(
   canAsk = true,
 ): string {
   const log = settings.auditLog === undefined ? "" : `; audit log ${JSON.stringify(settings.auditLog)}`;
-  if (!allowWrites) return `writes not allowed${log}`;
+  if (!allowWrites) {
+    // Given with writes off (a bundle passes every setting): said, so nobody thinks they act.
+    const idle = [
+      ...(settings.maxWrites !== undefined ? [`--max-writes ${settings.maxWrites}`] : []),
+      ...(settings.confirmWrites ? ["--confirm-writes"] : []),
+    ];
+    const note = idle.length === 0 ? "" : ` (${idle.join(" and ")} have no writes to act on: add --allow-writes)`;
+    return `writes not allowed${note}${log}`;
+  }
   const parts = ["writes allowed, each with a receipt on stderr"];
   if (settings.confirmWrites) {
     const seconds = settings.confirmTimeoutMs / 1000;

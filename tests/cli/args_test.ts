@@ -346,21 +346,6 @@ Deno.test("the oversight flags: --audit-log, --max-writes, --confirm-writes, --c
   });
   const mistakes: [string, string[], RegExp][] = [
     [
-      "--max-writes without --allow-writes",
-      ["--max-writes", "3"],
-      /^--max-writes acts on the events tinyagent signs, and without --allow-writes it signs none: add --allow-writes, or leave --max-writes out$/,
-    ],
-    [
-      "--confirm-writes without --allow-writes",
-      ["--confirm-writes"],
-      /^--confirm-writes acts on the events tinyagent signs.*add --allow-writes, or leave --confirm-writes out$/,
-    ],
-    [
-      "--confirm-timeout without --confirm-writes",
-      ["--allow-writes", "--confirm-timeout", "9"],
-      /^--confirm-timeout is how long --confirm-writes waits: add --confirm-writes$/,
-    ],
-    [
       "--max-writes 0",
       ["--allow-writes", "--max-writes", "0"],
       /^--max-writes: give a whole number of writes from 1 to 1000000 \(to allow none, leave out --allow-writes\)$/,
@@ -383,9 +368,9 @@ Deno.test("the oversight flags: --audit-log, --max-writes, --confirm-writes, --c
       /^--audit-log: a path starting with ~ is not expanded when a host starts tinyagent; give the full path/,
     ],
     [
-      "--confirm-writes with a value",
+      "--confirm-writes with another value",
       ["--allow-writes", "--confirm-writes=yes"],
-      /^flag '--confirm-writes' does not take an argument$/,
+      /^flag '--confirm-writes' is given bare, or as --confirm-writes=true or --confirm-writes=false$/,
     ],
   ];
   for (const [name, flags, message] of mistakes) {
@@ -393,4 +378,44 @@ Deno.test("the oversight flags: --audit-log, --max-writes, --confirm-writes, --c
       usageError(["mcp", "--relay", RELAY, ...flags], "mcp", message);
     });
   }
+});
+
+Deno.test("the forms a bundle or a catalog passes: boolean values, --tools=default, every setting at once", async (t) => {
+  await t.step("--allow-writes=true and =false, --confirm-writes=false", () => {
+    assert.equal(mcp("--relay", RELAY, "--allow-writes=true").allowWrites, true);
+    const off = mcp("--relay", RELAY, "--allow-writes=false", "--confirm-writes=false");
+    assert.equal(off.allowWrites, false);
+    assert.deepEqual(off.exposed, CONTRACT_READ);
+    assert.equal(off.oversight.confirmWrites, false);
+    usageError(
+      ["mcp", "--relay", RELAY, "--allow-writes=1"],
+      "mcp",
+      /^flag '--allow-writes' is given bare, or as/,
+    );
+  });
+  await t.step("--tools=default is the default set, with or without writes", () => {
+    assert.deepEqual(mcp("--relay", RELAY, "--tools=default").exposed, CONTRACT_READ);
+    assert.deepEqual(mcp("--relay", RELAY, "--allow-writes=true", "--tools=default").exposed, [
+      ...CONTRACT_READ,
+      ...CONTRACT_WRITE,
+    ]);
+  });
+  await t.step("the oversight settings with writes off are accepted: they have nothing to act on", () => {
+    const command = mcp("--relay", RELAY, "--allow-writes=false", "--confirm-writes=true", "--max-writes=50");
+    assert.equal(command.allowWrites, false);
+    assert.deepEqual(command.oversight, { maxWrites: 50, confirmWrites: true, confirmTimeoutMs: 300_000 });
+    assert.equal(mcp("--relay", RELAY, "--confirm-timeout", "9").oversight.confirmTimeoutMs, 9_000);
+  });
+  await t.step("a ${user_config.…} the host left in place names the setting to fill in", () => {
+    usageError(
+      ["mcp", "--relay", "${user_config.relay_url}", "--allow-writes=true"],
+      "main",
+      /^the host passed \$\{user_config\.relay_url\} as it is: that setting of the tinyagent extension has no value; fill it in the host's settings for the extension$/,
+    );
+    usageError(
+      ["mcp", "--relay", RELAY, "--max-writes=${user_config.max_writes}"],
+      "main",
+      /user_config\.max_writes/,
+    );
+  });
 });
