@@ -233,7 +233,10 @@ function parse(
     if (option.type === "boolean") {
       const given = eq === -1 ? "true" : arg.slice(eq + 1);
       if (given !== "true" && given !== "false") {
-        throw new UsageError(`flag '--${name}' is given bare, or as --${name}=true or --${name}=false`, topic);
+        throw new UsageError(
+          `flag '--${name}' is given bare, or as --${name}=true or --${name}=false`,
+          topic,
+        );
       }
       values[name] = given === "true";
       continue;

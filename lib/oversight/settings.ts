@@ -39,7 +39,9 @@ export function oversightSummary(
       ...(settings.maxWrites !== undefined ? [`--max-writes ${settings.maxWrites}`] : []),
       ...(settings.confirmWrites ? ["--confirm-writes"] : []),
     ];
-    const note = idle.length === 0 ? "" : ` (${idle.join(" and ")} have no writes to act on: add --allow-writes)`;
+    const note = idle.length === 0
+      ? ""
+      : ` (${idle.join(" and ")} have no writes to act on: add --allow-writes)`;
     return `writes not allowed${note}${log}`;
   }
   const parts = ["writes allowed, each with a receipt on stderr"];
@@ -55,6 +57,9 @@ export function oversightSummary(
   }
   if (settings.maxWrites !== undefined) {
     parts.push(`at most ${settings.maxWrites} write${settings.maxWrites === 1 ? "" : "s"} in this session`);
+  }
+  if (!settings.confirmWrites && settings.confirmTimeoutMs !== DEFAULT_OVERSIGHT.confirmTimeoutMs) {
+    parts.push("--confirm-timeout has nothing to time without --confirm-writes");
   }
   return parts.join("; ") + log;
 }

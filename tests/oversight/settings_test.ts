@@ -34,6 +34,10 @@ Deno.test("in words: what holds the writes back, and a host that cannot ask said
     "writes not allowed (--max-writes 50 and --confirm-writes have no writes to act on: add --allow-writes)",
   );
   assert.equal(
+    oversightSummary({ ...DEFAULT_OVERSIGHT, confirmTimeoutMs: 9_000 }, true, "host"),
+    "writes allowed, each with a receipt on stderr; --confirm-timeout has nothing to time without --confirm-writes",
+  );
+  assert.equal(
     oversightSummary(ALL, true, "host"),
     "writes allowed, each with a receipt on stderr; each approved by the person through the host first " +
       '(90 s to answer); at most 5 writes in this session; audit log "/home/you/audit.jsonl"',
