@@ -61,6 +61,38 @@ async function runHere(command: Parameters<typeof import("./lib/session/run.ts")
   return await run(command);
 }
 
+/**
+ * This tinyagent's absolute path, as a host must be given it: the binary itself, or from source the
+ * checkout's launcher (bin/tinyagent, a POSIX script running main.ts with the shipped flags).
+ */
+function thisTinyagent(): string {
+  if (Deno.build.standalone) return Deno.execPath();
+  if (Deno.build.os === "windows") {
+    throw new Fatal(
+      "config: from source on Windows there is no launcher to name (bin/tinyagent is a POSIX script); " +
+        "run the release binary's tinyagent config",
+    );
+  }
+  return new URL("./bin/tinyagent", import.meta.url).pathname;
+}
+
+/** `tinyagent config HOST`: the host's configuration on stdout, where it goes on stderr. Reads no key. */
+async function config(command: Extract<Command, { command: "config" }>): Promise<number> {
+  const { hostConfig, mcpArgs } = await import("./lib/cli/host_config.ts");
+  const { text, note, link } = hostConfig(command.host, {
+    name: command.name,
+    command: thisTinyagent(),
+    args: mcpArgs(command),
+    keyEnv: command.keyEnv,
+    keyFile: command.keyFile,
+    os: Deno.build.os === "windows" ? "windows" : "posix",
+  });
+  console.log(text);
+  log(`config: ${note}`);
+  if (link) log(`config: or open this link to add it to Cursor: ${link}`);
+  return 0;
+}
+
 /** An environment variable, when this process may read it (a confined run may not; then it is unset). */
 function readable(name: string): string | undefined {
   return Deno.permissions.querySync({ name: "env", variable: name }).state === "granted"
@@ -127,6 +159,8 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       case "keygen":
         return await runHere(command); // Needs no permission at all.
+      case "config":
+        return await config(command); // Reads no key, reaches nothing.
       case "sandbox-check":
         return await sandboxCheck(command);
       default:

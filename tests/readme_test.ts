@@ -15,10 +15,9 @@ import assert from "node:assert/strict";
 import { findOnPath, npmDeno } from "./support/npm_deno.ts";
 import { freePort, ROOT } from "./support/tinyagent.ts";
 import { CONTRACT_READ } from "./support/contract.ts";
+import { claudeEnv, claudeShim, denoDir, OFFLINE } from "./support/claude_code.ts";
 
 const README = `${ROOT}README.md`;
-const CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.332";
-const OFFLINE = Deno.env.get("TINYAGENT_OFFLINE") === "1";
 const decoder = new TextDecoder();
 
 type Marker =
@@ -164,17 +163,6 @@ Deno.test("README: marker rules", async (t) => {
   });
 });
 
-/** Where this suite's Deno keeps its cache, so the reader's shell finds the packages already there. */
-async function denoDir(): Promise<string> {
-  const { stdout } = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
-    .output();
-  return JSON.parse(decoder.decode(stdout)).denoDir;
-}
-
-function npmCache(): string {
-  return Deno.env.get("npm_config_cache") ?? `${Deno.env.get("HOME")}/.npm`;
-}
-
 /** The blocks a run needs the npm registry for: npx, and Claude Code through it. */
 function needsRegistry(block: Block): boolean {
   return /\bnpx\b|^claude /m.test(block.text);
@@ -268,11 +256,7 @@ Deno.test({
     const deno = Deno.execPath();
     const denoBin = deno.slice(0, deno.lastIndexOf("/"));
     try {
-      const shims = `${home}/shims`;
-      await Deno.mkdir(shims);
-      await Deno.writeTextFile(`${shims}/claude`, `#!/bin/sh\nexec npx -y ${CLAUDE_CODE} "$@"\n`, {
-        mode: 0o755,
-      });
+      const shims = await claudeShim(`${home}/shims`);
       const relayPort = freePort();
       const env: Record<string, string> = {
         HOME: home,
@@ -281,10 +265,7 @@ Deno.test({
         // As a reader's: ~/.local/bin first (the README links tinyagent there), then deno and npx.
         PATH: `${home}/.local/bin:${shims}:${denoBin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
         DENO_DIR: await denoDir(),
-        npm_config_cache: npmCache(),
-        NO_COLOR: "1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        DISABLE_AUTOUPDATER: "1",
+        ...claudeEnv(),
       };
       const run = blocks.filter((block) =>
         block.marker?.kind === "run" && !(OFFLINE && needsRegistry(block))

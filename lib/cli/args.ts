@@ -13,7 +13,16 @@ export const DEFAULT_KEY_ENV = "TINY_PRIVATE_KEY";
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 
 /** A command's help (usage.ts), or the main one. */
-export type Topic = "main" | "mcp" | "tools" | "call" | "diagnose" | "keygen" | "whoami" | "sandbox-check";
+export type Topic =
+  | "main"
+  | "mcp"
+  | "tools"
+  | "call"
+  | "config"
+  | "diagnose"
+  | "keygen"
+  | "whoami"
+  | "sandbox-check";
 
 /** What every command that offers or calls the relay's tools is given: `mcp`, `tools`, `call`. */
 export interface ToolSession {
@@ -35,6 +44,8 @@ export type Command =
   | ({ command: "mcp" } & ToolSession)
   | ({ command: "tools"; json: boolean } & ToolSession)
   | ({ command: "call"; tool: string; arguments: JsonObject; json: boolean } & ToolSession)
+  /** `config HOST`: the host's configuration for an mcp session with these flags (host_config.ts). */
+  | ({ command: "config"; host: HostName; name: string; keyFile: string } & ToolSession)
   | {
     command: "diagnose";
     relay: RelayEndpoint;
@@ -315,6 +326,49 @@ function callCommand(rest: string[]): Command {
   return { command: "call", ...session, tool, arguments: callArguments(args), json: values.json === true };
 }
 
+/** The hosts `tinyagent config` writes a configuration for (host_config.ts). */
+export const HOSTS = ["hermes", "claude-code", "claude-desktop", "cursor"] as const;
+export type HostName = (typeof HOSTS)[number];
+
+/** Where Claude Desktop's shell reads the key from unless --key-file says otherwise (the README's key file). */
+export const DEFAULT_KEY_FILE = "$HOME/.hermes/.env";
+
+function configCommand(rest: string[]): Command {
+  // A configuration never holds the key (tinyagent reads it from the variable at start), so nothing
+  // shaped like one is printed back, whatever was typed where.
+  if (rest.some((arg) => redactKeys(arg) !== arg)) {
+    throw new UsageError(
+      "config: an argument looks like a private key (64 hex characters or nsec1…), and is not shown: a " +
+        "host's configuration never holds the key; tinyagent reads it from the --key-env variable when it starts",
+      "config",
+    );
+  }
+  const { values, positionals } = parse("config", rest, {
+    ...SESSION_FLAGS,
+    name: { type: "string" },
+    "key-file": { type: "string" },
+  }, 1);
+  if (values.help) return { command: "help", topic: "config" };
+  const [host] = positionals;
+  if (!HOSTS.includes(host as HostName)) {
+    throw new UsageError(
+      host === undefined
+        ? `config: name the host: ${HOSTS.join(", ")}`
+        : `config: unknown host ${JSON.stringify(host)}; the hosts are ${HOSTS.join(", ")}`,
+      "config",
+    );
+  }
+  const name = (values.name as string | undefined) ?? "tiny";
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
+    throw new UsageError("--name: letters, digits, _ and -, at most 64 of them", "config");
+  }
+  const keyFile = (values["key-file"] as string | undefined) ?? DEFAULT_KEY_FILE;
+  if (!/^(\/|\$HOME(\/|$))/.test(keyFile) || keyFile.includes("\0")) {
+    throw new UsageError("--key-file: give an absolute path, or one starting with $HOME/", "config");
+  }
+  return { command: "config", host: host as HostName, name, keyFile, ...toolSession(values, "config") };
+}
+
 function kindsFlag(value: string | undefined): number[] {
   return (list(value) ?? []).map((item) => {
     const kind = Number(item);
@@ -394,6 +448,8 @@ export function parseCommand(argv: string[]): Command {
       return toolsCommand(rest);
     case "call":
       return callCommand(rest);
+    case "config":
+      return configCommand(rest);
     case "diagnose":
       return diagnoseCommand(rest);
     case "sandbox-check":

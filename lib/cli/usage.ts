@@ -55,6 +55,7 @@ Usage: tinyagent <command> [flags]
                 ${OVERSIGHT_USAGE}
   tinyagent tools --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--json]
   tinyagent call --relay URL TOOL ['{"json":"arguments"}'] [--allow-writes] [--json]
+  tinyagent config hermes|claude-code|claude-desktop|cursor --relay URL [the flags mcp would get]
   tinyagent diagnose --relay URL [--key-env NAME] [--rooms a,b] [--kinds 9,11] [--json]
   tinyagent keygen
   tinyagent whoami [--key-env NAME]
@@ -118,6 +119,27 @@ ${TIMEOUT_FLAG}
 
 Exit status: 0 a result, 2 a result that is a tool error (isError), 3 the call
 was refused before it reached the relay (such as Unknown tool), 1 usage.`,
+  config:
+    `Usage: tinyagent config HOST --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
+         ${OVERSIGHT_USAGE} [--name NAME] [--key-file FILE]
+
+Prints the configuration HOST needs to start this tinyagent as an MCP server
+with these flags: its absolute path, the relay, the flags, and the key only as
+the host's own placeholder for the variable (never its value). On stderr, one
+line on where it goes and how to check it (and Cursor's install link). Reads
+no key and sends nothing.
+
+  HOST                 hermes (YAML for ~/.hermes/config.yaml), claude-code (a claude mcp add
+                       line), claude-desktop (JSON for claude_desktop_config.json), cursor (JSON
+                       for ~/.cursor/mcp.json, and its install link)
+${RELAY_FLAGS}
+${EXPOSURE_FLAGS}
+${OVERSIGHT_FLAGS}
+${TIMEOUT_FLAG}
+  --name NAME          the server's name in the host's configuration (default tiny)
+  --key-file FILE      claude-desktop: the file with the NAME=<key> line it reads at start
+                       (default $HOME/.hermes/.env)
+  -h, --help           show this help`,
   diagnose:
     `Usage: tinyagent diagnose --relay URL [--key-env NAME] [--rooms a,b] [--kinds 9,11] [--json] [--timeout SECONDS]
 

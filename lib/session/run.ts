@@ -79,7 +79,7 @@ async function keygen(): Promise<number> {
 
 /** Runs `command` and returns its exit status. tinyagent's own code failing to load is a Fatal that says so. */
 export async function run(
-  command: Exclude<Command, { command: "help" | "version" | "sandbox-check" }>,
+  command: Exclude<Command, { command: "help" | "version" | "sandbox-check" | "config" }>,
 ): Promise<number> {
   try {
     return await runCommand(command);
@@ -90,7 +90,7 @@ export async function run(
 }
 
 async function runCommand(
-  command: Exclude<Command, { command: "help" | "version" | "sandbox-check" }>,
+  command: Exclude<Command, { command: "help" | "version" | "sandbox-check" | "config" }>,
 ): Promise<number> {
   switch (command.command) {
     case "keygen":
