@@ -8,6 +8,8 @@
 import assert from "node:assert/strict";
 import config from "../deno.json" with { type: "json" };
 import { parseStartTask, shippedFlags } from "../scripts/shipped_flags.ts";
+import { OFFLINE } from "./support/claude_code.ts";
+import { addBinaries, fakeBinary, makeLayout, packageTask, run } from "./support/release_layout.ts";
 import {
   binaryName,
   compileArgs,
@@ -22,21 +24,6 @@ import { COMMIT_FILE, parseCommitFile, UNKNOWN_COMMIT } from "../lib/cli/version
 const ROOT = new URL("../", import.meta.url);
 const decoder = new TextDecoder();
 const tasks = config.tasks as Record<string, string>;
-
-async function run(
-  program: string,
-  args: string[],
-  cwd: URL | string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { code, stdout, stderr } = await new Deno.Command(program, {
-    args,
-    cwd,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code, stdout: decoder.decode(stdout), stderr: decoder.decode(stderr) };
-}
 
 function onPath(name: string): boolean {
   const separator = Deno.build.os === "windows" ? ";" : ":";
@@ -295,48 +282,6 @@ async function readZip(bytes: Uint8Array<ArrayBuffer>): Promise<Member[]> {
 
 // --- deno task package, end to end in a temporary copy of the layout it needs --------------------
 
-/** A fake binary: a shell script that says which target it is. */
-function fakeBinary(version: string, target: string): string {
-  return `#!/bin/sh\necho "tinyagent ${version}"\necho "${target}" >&2\n`;
-}
-
-async function makeLayout(version: string): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "tinyagent-release-" });
-  const json = { ...config, version };
-  await Deno.writeTextFile(`${dir}/deno.json`, JSON.stringify(json, null, 2) + "\n");
-  await Deno.copyFile(new URL("deno.lock", ROOT), `${dir}/deno.lock`);
-  await Deno.copyFile(new URL("install.sh", ROOT), `${dir}/install.sh`);
-  await Deno.mkdir(`${dir}/scripts`);
-  await Deno.mkdir(`${dir}/lib/cli`, { recursive: true });
-  await Deno.mkdir(`${dir}/lib/wire`, { recursive: true });
-  for (
-    const file of [
-      "scripts/package.ts",
-      "scripts/compile.ts",
-      "scripts/shipped_flags.ts",
-      "lib/cli/version.ts",
-      "lib/wire/identity.ts",
-    ]
-  ) {
-    await Deno.copyFile(new URL(file, ROOT), `${dir}/${file}`);
-  }
-  return dir;
-}
-
-async function addBinaries(dir: string, version: string, targets: readonly string[]): Promise<void> {
-  await Deno.mkdir(`${dir}/dist`, { recursive: true });
-  for (const target of targets) {
-    await Deno.writeTextFile(`${dir}/dist/${binaryName(target)}`, fakeBinary(version, target), {
-      mode: 0o644,
-    });
-  }
-}
-
-/** `deno task package <args>` in `dir`, with the task's own permission flags. */
-function packageTask(dir: string, ...args: string[]) {
-  return run(Deno.execPath(), ["task", "--quiet", "package", ...args], dir);
-}
-
 async function listDir(path: string): Promise<string[]> {
   const names: string[] = [];
   for await (const entry of Deno.readDir(path)) names.push(entry.name);
@@ -355,7 +300,8 @@ async function exists(path: string): Promise<boolean> {
 Deno.test({
   name: "deno task package",
   // The archives are made with the system tar and zip and checked with sha256sum: Linux and macOS only.
-  ignore: Deno.build.os === "windows",
+  // The bundles are packed with the official bundle CLI, through npx: it needs the npm registry.
+  ignore: Deno.build.os === "windows" || OFFLINE,
   async fn(t) {
     const version = config.version;
     const dir = await makeLayout(version);
@@ -363,9 +309,11 @@ Deno.test({
     const expected = [
       "SHA256SUMS",
       "install.sh",
+      "server.json",
       ...TARGETS.map((target) =>
         `tinyagent-${version}-${target}.${target.includes("windows") ? "zip" : "tar.gz"}`
       ),
+      ...["linux", "macos", "windows"].map((os) => `tinyagent-${version}-${os}.mcpb`),
     ].sort();
     try {
       await t.step("no binary is refused", async () => {
@@ -448,14 +396,14 @@ Deno.test({
           for (const line of lines) assert.match(line, /^[0-9a-f]{64} {2}[^\s/]+$/);
           assert.deepEqual(
             lines.map((line) => line.slice(66)),
-            expected.filter((name) => name !== "SHA256SUMS"),
+            expected.filter((name) => name !== "SHA256SUMS" && name !== "server.json"),
           );
           const [program, args] = onPath("sha256sum")
             ? ["sha256sum", ["-c", "SHA256SUMS"]]
             : ["shasum", ["-a", "256", "-c", "SHA256SUMS"]]; // macOS without coreutils
           const check = await run(program, args as string[], release);
           assert.equal(check.code, 0, check.stdout + check.stderr);
-          assert.equal(check.stdout.trim().split("\n").filter((line) => line.endsWith(": OK")).length, 6);
+          assert.equal(check.stdout.trim().split("\n").filter((line) => line.endsWith(": OK")).length, 9);
         },
       );
 
@@ -471,11 +419,12 @@ Deno.test({
         assert.deepEqual(await listDir(release), expected, "--all refused before touching the last release");
         const result = await packageTask(dir, version);
         assert.equal(result.code, 0, result.stderr);
+        // No macOS or Windows bundle without all of its binaries; the Linux one is there.
         assert.deepEqual(
           await listDir(release),
-          expected.filter((name) => !/x86_64-apple-darwin|windows/.test(name)),
+          expected.filter((name) => !/x86_64-apple-darwin|windows|macos/.test(name)),
         );
-        assert.equal((await Deno.readTextFile(`${release}/SHA256SUMS`)).split("\n").length - 1, 4);
+        assert.equal((await Deno.readTextFile(`${release}/SHA256SUMS`)).split("\n").length - 1, 5);
       });
     } finally {
       await Deno.remove(dir, { recursive: true });
@@ -491,6 +440,7 @@ Deno.test({
         assert.deepEqual(await listDir(`${preDir}/dist/release`), [
           "SHA256SUMS",
           "install.sh",
+          "server.json",
           `tinyagent-${pre}-aarch64-unknown-linux-gnu.tar.gz`,
         ]);
       } finally {

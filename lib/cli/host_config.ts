@@ -47,7 +47,9 @@ export function mcpArgs(session: ToolSession): string[] {
   }
   if (oversight.maxWrites !== undefined) args.push("--max-writes", String(oversight.maxWrites));
   if (oversight.auditLog !== undefined) args.push("--audit-log", oversight.auditLog);
-  if (session.timeoutMs !== DEFAULT_TIMEOUT_SECONDS * 1000) args.push("--timeout", String(session.timeoutMs / 1000));
+  if (session.timeoutMs !== DEFAULT_TIMEOUT_SECONDS * 1000) {
+    args.push("--timeout", String(session.timeoutMs / 1000));
+  }
   return args;
 }
 
@@ -87,7 +89,12 @@ export function hostConfig(host: HostName, launch: ServerLaunch): HostConfig {
       ];
       if (limit !== undefined) {
         const wait = limit - 2 * DEFAULT_TIMEOUT_SECONDS;
-        lines.push(`    timeout: ${limit}`, "    elicitation:", "      enabled: true", `      timeout: ${wait}`);
+        lines.push(
+          `    timeout: ${limit}`,
+          "    elicitation:",
+          "      enabled: true",
+          `      timeout: ${wait}`,
+        );
       }
       return {
         text: lines.join("\n"),
@@ -130,8 +137,13 @@ export function hostConfig(host: HostName, launch: ServerLaunch): HostConfig {
         [command, ...args].map(shellQuote).join(" ")
       }`;
       return {
-        text: JSON.stringify({ mcpServers: { [name]: { command: "/bin/sh", args: ["-c", script] } } }, null, 2),
-        note: `goes in ${where} (the .mcpb bundle, which keeps the key in the keychain, is the shorter way); ` +
+        text: JSON.stringify(
+          { mcpServers: { [name]: { command: "/bin/sh", args: ["-c", script] } } },
+          null,
+          2,
+        ),
+        note:
+          `goes in ${where} (the .mcpb bundle, which keeps the key in the keychain, is the shorter way); ` +
           `restart Claude Desktop and check its Settings → Developer`,
       };
     }

@@ -115,11 +115,18 @@ export async function buildFakeReleases(): Promise<FakeReleases> {
         assets.set(assetName(version, target), await archive(version, target, false));
         forged.set(assetName(version, target), await archive(version, target, true));
       }
-      // The installer never uses the Windows build; it is only there so SHA256SUMS looks real.
+      // The installer never uses the Windows build nor the MCP bundles (Claude Desktop installs those);
+      // they are there so SHA256SUMS looks as a real release's does.
       assets.set(
         `tinyagent-${version}-${WINDOWS_TARGET}.zip`,
         new TextEncoder().encode(`not really a zip (${version})\n`),
       );
+      for (const os of ["linux", "macos", "windows"]) {
+        assets.set(
+          `tinyagent-${version}-${os}.mcpb`,
+          new TextEncoder().encode(`not really a bundle (${version}, ${os})\n`),
+        );
+      }
       const sums = new Map<string, string>();
       let bundle = "";
       for (const [name, bytes] of assets) {
