@@ -522,7 +522,7 @@ Deno.test("GitHub workflows", async (t) => {
   await t.step("release.yml runs on tags v*, checks the tag against deno.json, reads by default", () => {
     assert.match(release, /^on:\n {2}push:\n {4}tags:\n {6}- "v\*"\n/m);
     assert.match(release, /^permissions:\n {2}contents: read\n\n/m);
-    assert.deepEqual([...jobs.keys()], ["version", "target", "publish"]);
+    assert.deepEqual([...jobs.keys()], ["version", "target", "publish", "registry"]);
     assertInOrder(job("version"), [
       "version=$(jq -r .version deno.json)",
       'if [ "$GITHUB_REF_NAME" != "v$version" ]; then',
@@ -577,7 +577,7 @@ Deno.test("GitHub workflows", async (t) => {
         /^ {4}permissions:\n {6}contents: write\n {6}id-token: write\n {6}attestations: write\n/m,
       );
       for (const [name, text] of jobs) {
-        if (name !== "publish") {
+        if (name !== "publish" && name !== "registry") {
           assert.doesNotMatch(
             text,
             /permissions:/,
@@ -588,16 +588,43 @@ Deno.test("GitHub workflows", async (t) => {
       assertInOrder(publish, [
         "uses: actions/download-artifact@",
         "pattern: tinyagent-*",
-        'run: deno task package --all "$VERSION"\n',
+        'run: deno task package --all --repo "$GITHUB_REPOSITORY" "$VERSION"\n',
         "uses: actions/attest-build-provenance@",
-        "dist/release/tinyagent-*\n",
+        "dist/release/tinyagent-*\n", // the archives and the bundles
         "dist/release/install.sh\n",
         "dist/release/SHA256SUMS\n",
+        "dist/release/server.json\n",
         'cp "$BUNDLE" "dist/release/tinyagent-$VERSION.intoto.jsonl"',
         'sh dist/release/install.sh "v$VERSION"',
         'grep -q "build provenance verified" install.err',
         'gh release create "$GITHUB_REF_NAME" dist/release/*',
+        "uses: actions/upload-artifact@",
+        "name: registry-entry",
+        "path: dist/release/server.json",
       ], "the publish job");
+    },
+  );
+
+  await t.step(
+    "registry: after the release is public, the pinned, checked mcp-publisher publishes server.json with OIDC",
+    () => {
+      const registry = job("registry");
+      assert.match(registry, /^ {4}needs: \[version, publish\]$/m);
+      assert.match(registry, /^ {4}permissions:\n {6}contents: read\n {6}id-token: write\n {4}env:/m);
+      assert.match(registry, /^ {6}MCP_PUBLISHER_VERSION: v\d+\.\d+\.\d+$/m);
+      assert.match(registry, /^ {6}MCP_PUBLISHER_SHA256: [0-9a-f]{64}$/m);
+      assertInOrder(registry, [
+        "uses: actions/download-artifact@",
+        "name: registry-entry",
+        "version=$(jq -r .version entry/server.json)",
+        'if [ "$version" != "$VERSION" ]; then',
+        "--proto '=https' --tlsv1.2",
+        '/releases/download/$MCP_PUBLISHER_VERSION/mcp-publisher_linux_amd64.tar.gz"',
+        'echo "$MCP_PUBLISHER_SHA256  mcp-publisher.tar.gz" | sha256sum --check --strict -',
+        "run: ./mcp-publisher login github-oidc\n",
+        "working-directory: entry",
+        "run: ../mcp-publisher publish\n",
+      ], "the registry job");
     },
   );
 
