@@ -140,6 +140,10 @@ function auditLogFlag(value: string | undefined, topic: Topic): string | undefin
   if (value === undefined) return undefined;
   if (value.trim() === "") throw new UsageError("--audit-log: give the path of the file to append to", topic);
   if (value.includes("\0")) throw new UsageError("--audit-log: the path holds a NUL character", topic);
+  // The path is said on the startup line and in the host's log: nothing shaped like a key goes there.
+  if (redactKeys(value) !== value) {
+    throw new UsageError("--audit-log: the path looks like it holds a private key, and is not shown", topic);
+  }
   if (/^~(?:[\\/]|$)/.test(value)) {
     throw new UsageError(
       "--audit-log: a path starting with ~ is not expanded when a host starts tinyagent; give the full path " +

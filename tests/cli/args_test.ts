@@ -368,6 +368,11 @@ Deno.test("the oversight flags: --audit-log, --max-writes, --confirm-writes, --c
       /^--audit-log: a path starting with ~ is not expanded when a host starts tinyagent; give the full path/,
     ],
     [
+      "an --audit-log path holding something shaped like a key",
+      ["--audit-log", `/tmp/${"ab".repeat(32)}.jsonl`],
+      /^--audit-log: the path looks like it holds a private key, and is not shown$/,
+    ],
+    [
       "--confirm-writes with another value",
       ["--allow-writes", "--confirm-writes=yes"],
       /^flag '--confirm-writes' is given bare, or as --confirm-writes=true or --confirm-writes=false$/,

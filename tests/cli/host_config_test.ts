@@ -28,46 +28,29 @@ function launch(args: string[], extra: Partial<ServerLaunch> = {}): ServerLaunch
 
 Deno.test("the mcp arguments: every flag given, none left at its default", () => {
   assert.deepEqual(mcpArgs(config("hermes", "--relay", RELAY)), ["mcp", "--relay", RELAY]);
-  assert.deepEqual(
-    mcpArgs(config(
-      "cursor",
-      "--relay",
-      `${RELAY}/`,
-      "--key-env",
-      "AGENT_KEY",
-      "--tools",
-      "read_room,post_message",
-      "--allow-writes",
-      "--confirm-writes",
-      "--confirm-timeout",
-      "90",
-      "--max-writes",
-      "5",
-      "--audit-log",
-      "/var/log/tiny.jsonl",
-      "--timeout",
-      "30",
-    )),
-    [
-      "mcp",
-      "--relay",
-      RELAY,
-      "--key-env",
-      "AGENT_KEY",
-      "--tools",
-      "read_room,post_message",
-      "--allow-writes",
-      "--confirm-writes",
-      "--confirm-timeout",
-      "90",
-      "--max-writes",
-      "5",
-      "--audit-log",
-      "/var/log/tiny.jsonl",
-      "--timeout",
-      "30",
-    ],
-  );
+  // Every flag given, in mcp's order: they come back as given (the relay without its trailing slash).
+  const every = [
+    "--key-env",
+    "AGENT_KEY",
+    "--tools",
+    "read_room,post_message",
+    "--allow-writes",
+    "--confirm-writes",
+    "--confirm-timeout",
+    "90",
+    "--max-writes",
+    "5",
+    "--audit-log",
+    "/var/log/tiny.jsonl",
+    "--timeout",
+    "30",
+  ];
+  assert.deepEqual(mcpArgs(config("cursor", "--relay", `${RELAY}/`, ...every)), [
+    "mcp",
+    "--relay",
+    RELAY,
+    ...every,
+  ]);
   // The default set, named in full or as `default`, is left out; so is a bundle's `=false`.
   assert.deepEqual(mcpArgs(config("cursor", "--relay", RELAY, "--tools=default", "--allow-writes=false")), [
     "mcp",
