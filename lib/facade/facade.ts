@@ -198,7 +198,13 @@ export class Facade {
         }
         // Filled now, after any wait for the person: a missing created_at is the time of signing.
         const now = Math.floor(Date.now() / 1000);
-        const event = await this.#options.signer.sign(eventToSign(decision.template, now));
+        let event;
+        try {
+          event = await this.#options.signer.sign(eventToSign(decision.template, now));
+        } catch (error) {
+          clearance.reservation.release(); // nothing was signed: its place is free again
+          throw error;
+        }
         clearance.reservation.spend();
         // The second answer is the publish result; it is never signed again.
         const second = await this.#call(name, { ...args, event });

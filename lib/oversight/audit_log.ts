@@ -26,13 +26,24 @@ export function openFailure(path: string, error: unknown): string {
   return `--audit-log: cannot open ${name}: ${(error as Error)?.message ?? String(error)}`;
 }
 
+/**
+ * How long a call waits for its entry to reach the file before it goes on; the entry is still
+ * written, in order, when the file takes it (a stalled disk or pipe must not hang the host's calls).
+ */
+export const AUDIT_WAIT_MS = 5_000;
+
 export class AuditLog implements AuditSink {
   #file: Deno.FsFile;
   #queue: Promise<void> = Promise.resolve();
   #encoder = new TextEncoder();
   #closed = false;
 
-  private constructor(readonly path: string, file: Deno.FsFile, private log: (line: string) => void) {
+  private constructor(
+    readonly path: string,
+    file: Deno.FsFile,
+    private log: (line: string) => void,
+    private waitMs: number,
+  ) {
     this.#file = file;
   }
 
@@ -43,16 +54,20 @@ export class AuditLog implements AuditSink {
   static async open(
     path: string,
     log: (line: string) => void,
+    waitMs = AUDIT_WAIT_MS,
   ): Promise<{ ok: true; log: AuditLog } | { ok: false; error: string }> {
     try {
       const file = await Deno.open(path, { append: true, create: true, mode: 0o600 });
-      return { ok: true, log: new AuditLog(path, file, log) };
+      return { ok: true, log: new AuditLog(path, file, log, waitMs) };
     } catch (error) {
       return { ok: false, error: openFailure(path, error) };
     }
   }
 
-  /** Appends one entry as one line; entries are written in the order given. Never rejects. */
+  /**
+   * Appends one entry as one line; entries are written in the order given. Resolves once it is
+   * written, or after the wait bound (saying so). Never rejects.
+   */
   append(entry: AuditEntry): Promise<void> {
     const line = this.#encoder.encode(`${auditLine(entry)}\n`);
     this.#queue = this.#queue.then(async () => {
@@ -69,14 +84,34 @@ export class AuditLog implements AuditSink {
         );
       }
     });
-    return this.#queue;
+    return this.#bounded(`the entry for ${entry.tool}`);
   }
 
-  /** Waits for the entries written so far, then closes the file. */
+  /** Waits for what is queued, at most the wait bound; past it, says so and goes on. */
+  async #bounded(what: string): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), this.waitMs));
+    const result = await Promise.race([this.#queue, late]);
+    clearTimeout(timer);
+    if (result === "late") {
+      this.log(
+        `audit log: ${JSON.stringify(this.path)} has not taken ${what} within ${
+          this.waitMs / 1000
+        } s (a stalled ` +
+          `disk or pipe?); tinyagent goes on, and writes it when the file takes it`,
+      );
+    }
+  }
+
+  /** Waits for the entries written so far (at most the wait bound), then closes the file. */
   async close(): Promise<void> {
-    await this.#queue;
+    await this.#bounded("the last entries");
     if (this.#closed) return;
     this.#closed = true;
-    this.#file.close();
+    try {
+      this.#file.close();
+    } catch {
+      // A write still stuck in it: the process is ending, and what it said stands.
+    }
   }
 }

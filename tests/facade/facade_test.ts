@@ -598,6 +598,32 @@ Deno.test("writes under the person's hold", async (t) => {
       assert.equal(questions.length, 2);
     },
   );
+  await t.step("a signature that fails gives its budget place back", async () => {
+    const { gate } = gated(1);
+    let fail = true;
+    const flaky = {
+      sign: (template: Parameters<typeof signer.sign>[0]) =>
+        fail ? Promise.reject(new Error("signing failed")) : signer.sign(template),
+      mentionsKey: (value: unknown) => signer.mentionsKey(value),
+    };
+    const relay = new ScriptedRelay();
+    const facade = new Facade({
+      relay,
+      signer: flaky,
+      exposed: WRITES,
+      allowWrites: true,
+      diagnose: DIAGNOSE,
+      log: () => {},
+      schedule: () => () => {},
+      gate,
+    });
+    relay.callAnswers.push(templateAnswer(9));
+    await assert.rejects(facade.callTool({ name: "post_message", arguments: {} }), /signing failed/);
+    fail = false;
+    relay.callAnswers.push(templateAnswer(9), ok({ content: [], structuredContent: { accepted: true } }));
+    const result = resultOf(await facade.callTool({ name: "post_message", arguments: {} }));
+    assert.equal(result.isError, undefined, "the one write the budget allows was not used up by the failure");
+  });
   await t.step("the facade closed while the person decides: nothing is signed or sent", async () => {
     const decided = Promise.withResolvers<ConfirmAnswer>();
     const gate = new WriteGate({

@@ -99,3 +99,33 @@ Deno.test({
       );
     }),
 });
+
+Deno.test({
+  name: "a file that stops taking writes (a stalled pipe) holds no call past the wait bound, nor the end",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    const dir = await Deno.makeTempDir();
+    const path = `${dir}/audit.fifo`;
+    try {
+      assert.ok((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
+      // A reader that never reads: once the pipe's buffer is full, every write waits.
+      const reader = Deno.open(path, { read: true });
+      const logs: string[] = [];
+      const opened = await AuditLog.open(path, (line) => logs.push(line), 100);
+      assert.ok(opened.ok);
+      const big = { ...entry(1), event: { id: "ab".repeat(32), content: "x".repeat(512 * 1024) } };
+      const started = Date.now();
+      await opened.log.append(big);
+      await opened.log.close();
+      assert.ok(Date.now() - started < 5_000, "neither the call nor the end waited for the stalled file");
+      assert.match(
+        logs[0],
+        /^audit log: ".+audit\.fifo" has not taken the entry for post_message within 0\.1 s/,
+      );
+      assert.match(logs[1], /has not taken the last entries within 0\.1 s/);
+      (await reader).close();
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
