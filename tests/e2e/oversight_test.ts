@@ -11,14 +11,17 @@ import { startStrictRelay, type StrictRelay, toolOk } from "../support/strict_re
 import {
   assertNoSecret,
   commandLine,
+  hostEnv,
   loaderEnv,
   narrowFlags,
   newKey,
+  ROOT,
   runOnce,
   sdkStdio,
   type TestKey,
   withFacade,
 } from "../support/tinyagent.ts";
+import { pythonWithMcp } from "../support/python.ts";
 import { shippedFlags } from "../../scripts/shipped_flags.ts";
 import { withBrokenFile, within } from "../support/waits.ts";
 import {
@@ -642,6 +645,65 @@ Deno.test({
       }
     } finally {
       await relay.close();
+    }
+  },
+});
+
+const PYTHON = pythonWithMcp();
+
+Deno.test({
+  name:
+    "--confirm-writes through the official Python SDK (Hermes' own): its accept signs, its decline does not",
+  // Skipped where no Python has the `mcp` package (.ci/run installs it when its index is at hand).
+  ignore: PYTHON === undefined,
+  fn: async (t) => {
+    for (const [answer, publishes] of [["accept", true], ["decline", false]] as const) {
+      await t.step(answer, async () => {
+        const relay = await startStrictRelay();
+        const key = newKey();
+        try {
+          const { program, args } = commandLine({
+            flags: narrowFlags(relay.host),
+            args: ["mcp", "--relay", relay.url, ...CONFIRM],
+          });
+          const output = await new Deno.Command(PYTHON!, {
+            args: [
+              `${ROOT}tests/support/python_elicitation_host.py`,
+              "--answer",
+              answer,
+              "--",
+              program,
+              ...args,
+            ],
+            env: hostEnv({ TINY_PRIVATE_KEY: key.hex }),
+            clearEnv: true,
+            stdout: "piped",
+            stderr: "piped",
+            signal: AbortSignal.timeout(60_000),
+          }).output();
+          const decoder = new TextDecoder();
+          const stderr = decoder.decode(output.stderr);
+          const events = decoder.decode(output.stdout).trim().split("\n").map((line) => JSON.parse(line));
+          assert.equal(output.code, 0, `${JSON.stringify(events)}\n${stderr}`);
+          const asked = events.find((event) => event.event === "asked");
+          assert.match(asked.message, new RegExp(`^Sign and publish this event as ${key.npub} on `));
+          assert.match(asked.message, /post_message: a message in room "general" \(kind 9\)/);
+          const result = events.find((event) => event.event === "result");
+          if (publishes) {
+            assert.equal(result.isError, false, result.text);
+            const event = relay.published.at(-1)!;
+            assert.ok(verifyEvent(event));
+            assert.equal(event.content, "from the Python SDK");
+            assert.equal(result.structured.event_id, event.id);
+          } else {
+            assert.deepEqual([result.isError, result.text], [true, DECLINED_AT_HOST]);
+            assert.equal(relay.published.length, 0);
+          }
+          assertNoSecret(key, stderr, "stderr");
+        } finally {
+          await relay.close();
+        }
+      });
     }
   },
 });

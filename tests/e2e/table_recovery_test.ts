@@ -19,6 +19,7 @@ import {
   Tinyagent,
 } from "../support/tinyagent.ts";
 import { within } from "../support/waits.ts";
+import { pythonWithMcp } from "../support/python.ts";
 import { ANNOUNCED_CAPABILITIES, CONTRACT_READ } from "../support/contract.ts";
 
 const names = (tools: { name: string }[]) => tools.map((tool) => tool.name);
@@ -121,25 +122,6 @@ Deno.test("no relay request before the host lists or calls, and none after the h
     },
   );
 });
-
-/** A Python with the official `mcp` SDK, or undefined. */
-function pythonWithMcp(): string | undefined {
-  for (const python of [Deno.env.get("TINYAGENT_PYTHON"), "python3"]) {
-    if (!python) continue;
-    try {
-      const { success } = new Deno.Command(python, {
-        args: ["-c", "import mcp"],
-        stdout: "null",
-        stderr: "null",
-      })
-        .outputSync();
-      if (success) return python;
-    } catch {
-      // not there
-    }
-  }
-  return undefined;
-}
 
 const PYTHON = pythonWithMcp();
 
