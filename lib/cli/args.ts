@@ -24,7 +24,7 @@ export type Topic =
   | "whoami"
   | "sandbox-check";
 
-/** What every command that offers or calls the relay's tools is given: `mcp`, `tools`, `call`. */
+/** What every command that offers or calls the relay's tools is given (`mcp`, `tools`, `call`), and `config` prints. */
 export interface ToolSession {
   relay: RelayEndpoint;
   keyEnv: string;
