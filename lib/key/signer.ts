@@ -145,17 +145,19 @@ export class Signer {
   }
 
   /**
-   * The `Authorization` header for a POST of `body` to `url`: a fresh kind
-   * 27235 proof bound to the URL, the method and the SHA-256 of the exact
-   * bytes, with a random nonce.
+   * The `Authorization` header for a request of `body` to `url` (POST unless
+   * `method` says otherwise): a fresh kind 27235 proof bound to the URL
+   * exactly as sent, the method and the SHA-256 of the exact bytes (when there
+   * are any), with a random nonce.
    */
-  async authorization(url: string, body: Uint8Array, nowMs = Date.now()): Promise<string> {
+  async authorization(url: string, body: Uint8Array, nowMs = Date.now(), method = "POST"): Promise<string> {
     const { sha2, utils } = await loadNostr();
     const nonce = utils.bytesToHex(crypto.getRandomValues(new Uint8Array(12)));
+    const payload = body.length === 0 ? undefined : utils.bytesToHex(sha2.sha256(body));
     const event = await this.sign({
       kind: AUTH_KIND,
       created_at: Math.floor(nowMs / 1000),
-      tags: proofTags(url, "POST", utils.bytesToHex(sha2.sha256(body)), nonce),
+      tags: proofTags(url, method, payload, nonce),
       content: "",
     });
     return authorizationHeader(event);

@@ -184,7 +184,7 @@ function transport(detail: string, unsent = false): HttpOutcome {
 }
 
 /** One readable line from an error and its causes. */
-function describeError(error: unknown): string {
+export function describeError(error: unknown): string {
   const parts: string[] = [];
   let current: unknown = error;
   for (let depth = 0; current instanceof Error && depth < 4; depth++) {

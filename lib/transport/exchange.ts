@@ -5,17 +5,26 @@
 
 /** A request as a framing writes it; the Authorization header is already in `headers`. */
 export interface HttpRequest {
+  /** The method, upper case; POST when absent. */
+  method?: string;
   /** Path and query, as in the request line. */
   target: string;
   headers: Record<string, string>;
   body: Uint8Array;
+  /** Keep the answer's body as bytes (`HttpAnswer.bytes`) rather than decode it as text. */
+  binary?: boolean;
 }
 
 /** An answer read whole. Header names are lowercase. */
 export interface HttpAnswer {
   status: number;
+  /** The reason phrase as the relay wrote it. */
+  reason: string;
   headers: Map<string, string>;
+  /** The body as UTF-8 text; empty when the request asked for bytes. */
   body: string;
+  /** The body's bytes, when the request asked for them (`HttpRequest.binary`). */
+  bytes?: Uint8Array;
 }
 
 export type Attempt =

@@ -95,7 +95,7 @@ export class Http1Connection implements RelayConnection {
         this.close();
         return { ok: false, unsent: true, detail: "the connection closed while the request was written" };
       }
-      const answer = await this.#readAnswer(maxAnswerBytes);
+      const answer = await this.#readAnswer(maxAnswerBytes, request);
       if (!("status" in answer)) {
         this.close();
         return answer;
@@ -115,9 +115,12 @@ export class Http1Connection implements RelayConnection {
     const target = this.#options.absoluteOrigin
       ? this.#options.absoluteOrigin + request.target
       : request.target;
-    let head = `POST ${target} HTTP/1.1\r\nHost: ${this.#options.authority}\r\n`;
+    const method = request.method ?? "POST";
+    let head = `${method} ${target} HTTP/1.1\r\nHost: ${this.#options.authority}\r\n`;
     for (const [name, value] of Object.entries(request.headers)) head += `${name}: ${value}\r\n`;
-    head += `Content-Length: ${request.body.length}\r\n\r\n`;
+    // A method that defines no body (GET, HEAD, DELETE) says nothing of one when it has none.
+    const bodiless = request.body.length === 0 && ["GET", "HEAD", "DELETE"].includes(method);
+    head += bodiless ? "\r\n" : `Content-Length: ${request.body.length}\r\n\r\n`;
     const headBytes = encoder.encode(head);
     try {
       if (request.body.length <= ONE_WRITE_BYTES) {
@@ -135,17 +138,22 @@ export class Http1Connection implements RelayConnection {
   }
 
   /** Reads one answer whole, or says why there is none. */
-  async #readAnswer(limit: number): Promise<HttpAnswer | Failure> {
+  async #readAnswer(limit: number, request: HttpRequest): Promise<HttpAnswer | Failure> {
     try {
       const head = await this.#finalHead();
       const connection = (fieldValue(head.fields, "connection") ?? "").toLowerCase();
       this.#reusable = head.version === "1.1"
         ? !/\bclose\b/.test(connection)
         : /\bkeep-alive\b/.test(connection);
-      const body = head.status === 204 || head.status === 304 ? "" : await this.#readBody(head, limit);
-      if (body === undefined) return tooLarge(limit) as Failure;
+      // An answer to HEAD, a 204 and a 304 have no body, whatever their fields say (RFC 9112, 6.3).
+      const none = head.status === 204 || head.status === 304 || request.method === "HEAD";
+      const collected = none
+        ? new Collected(limit, request.binary)
+        : await this.#readBody(head, limit, request);
+      if (collected === undefined) return tooLarge(limit) as Failure;
       const headers = new Map([...head.fields.keys()].map((name) => [name, fieldValue(head.fields, name)!]));
-      return { status: head.status, headers, body };
+      const { body, bytes } = collected.result();
+      return { status: head.status, reason: head.reason ?? "", headers, body, ...(bytes ? { bytes } : {}) };
     } catch (error) {
       if (error instanceof FramingError) return { ok: false, unsent: false, detail: error.message };
       throw error;
@@ -174,17 +182,10 @@ export class Http1Connection implements RelayConnection {
     return raw;
   }
 
-  /** The body as text; undefined when it passes `limit` bytes. */
-  async #readBody(head: Head, limit: number): Promise<string | undefined> {
-    const decoder = new TextDecoder();
-    const parts: string[] = [];
-    let size = 0;
-    const add = (bytes: Uint8Array): boolean => {
-      size += bytes.length;
-      if (size > limit) return false;
-      parts.push(decoder.decode(bytes, { stream: true }));
-      return true;
-    };
+  /** The body; undefined when it passes `limit` bytes. */
+  async #readBody(head: Head, limit: number, request: HttpRequest): Promise<Collected | undefined> {
+    const collected = new Collected(limit, request.binary);
+    const add = (bytes: Uint8Array) => collected.add(bytes);
     const length = contentLength(head.fields);
     if (isChunked(head)) {
       // Both framings given: chunked wins (RFC 9112, 6.3), and the connection is not trusted again.
@@ -198,8 +199,7 @@ export class Http1Connection implements RelayConnection {
       while (await this.#reader.want(1)) if (!add(this.#reader.takeSome(BODY_CHUNK))) return undefined;
       if (this.#reader.error) throw new FramingError(this.#closedWhy("in the middle of the answer"));
     }
-    parts.push(decoder.decode());
-    return parts.join("");
+    return collected;
   }
 
   async #readExactly(length: number, add: (bytes: Uint8Array) => boolean): Promise<boolean> {
@@ -254,5 +254,30 @@ export class Http1Connection implements RelayConnection {
   #closedWhy(when: string): string {
     const cause = this.#reader.error?.message;
     return `the relay closed the connection ${when}${cause ? ` (${cause})` : ""}`;
+  }
+}
+
+/** An answer's body as it arrives: decoded piece by piece as text, or kept as bytes; bounded. */
+class Collected {
+  #decoder: TextDecoder | undefined;
+  #parts: (string | Uint8Array)[] = [];
+  #size = 0;
+
+  constructor(private limit: number, binary = false) {
+    if (!binary) this.#decoder = new TextDecoder();
+  }
+
+  /** Takes one piece; false once the body passes the limit. */
+  add(bytes: Uint8Array): boolean {
+    this.#size += bytes.length;
+    if (this.#size > this.limit) return false;
+    this.#parts.push(this.#decoder ? this.#decoder.decode(bytes, { stream: true }) : bytes);
+    return true;
+  }
+
+  result(): { body: string; bytes?: Uint8Array } {
+    if (!this.#decoder) return { body: "", bytes: concat(...this.#parts as Uint8Array[]) };
+    this.#parts.push(this.#decoder.decode());
+    return { body: (this.#parts as string[]).join("") };
   }
 }

@@ -13,6 +13,8 @@ export const MAX_FIELDS = 256;
 export interface Head {
   version: "1.0" | "1.1";
   status: number;
+  /** The reason phrase as the relay wrote it (possibly empty); set by parseHead. */
+  reason?: string;
   /** Every field line's value, by lowercase name, in the order received. */
   fields: Map<string, string[]>;
 }
@@ -47,7 +49,12 @@ export function parseHead(raw: Uint8Array): Head {
   if (match[3] !== undefined && CONTROL.test(match[3])) {
     throw new FramingError("the relay's status line has a control character in its reason phrase");
   }
-  return { version: match[1] === "1" ? "1.1" : "1.0", status, fields: parseFields(lines) };
+  return {
+    version: match[1] === "1" ? "1.1" : "1.0",
+    status,
+    reason: match[3] ?? "",
+    fields: parseFields(lines),
+  };
 }
 
 /** Field lines (a head's or a trailer section's): `token ":" OWS value OWS`, no obs-fold, no controls. */

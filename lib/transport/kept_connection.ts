@@ -60,11 +60,15 @@ export interface TransportOptions {
 
 /** A request before its token: the transport asks for a fresh one for each attempt. */
 export interface UnsignedRequest {
+  /** The method, upper case; POST when absent. */
+  method?: string;
   target: string;
   headers: Record<string, string>;
   body: Uint8Array;
   /** The Authorization header value, made fresh for each attempt. */
   authorize(): Promise<string>;
+  /** Keep the answer's body as bytes. */
+  binary?: boolean;
 }
 
 /** A connection being opened: the step it is in, and how to give it up. */
@@ -147,8 +151,9 @@ export class RelayTransport {
       const headers = { ...request.headers, Authorization: authorization };
       let result: Attempt;
       try {
+        const { method, target, body, binary } = request;
         result = await connection.exchange(
-          { target: request.target, headers, body: request.body },
+          { method, target, headers, body, binary },
           signal,
           maxAnswerBytes,
         );
