@@ -105,6 +105,9 @@ export class LineWriter {
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
   #encoder = new TextEncoder();
+  /** Bytes written to the queue and not yet taken by the stream. */
+  #pending = 0;
+  #drainWaiters: { below: number; resolve: () => void }[] = [];
 
   constructor(stream: ByteSink, private onError: (error: unknown) => void = () => {}) {
     this.#writer = "getWriter" in stream ? stream.getWriter() : stream;
@@ -120,19 +123,41 @@ export class LineWriter {
     return this.writeLine(JSON.stringify(message));
   }
 
+  /** Bytes queued and not yet taken by the output: how far behind its reader is. */
+  get pending(): number {
+    return this.#pending;
+  }
+
+  /** Resolves once at most `below` bytes are queued (or the output has closed). */
+  drained(below: number): Promise<void> {
+    if (this.#pending <= below || this.#closed) return Promise.resolve();
+    return new Promise((resolve) => this.#drainWaiters.push({ below, resolve }));
+  }
+
   /** Writes one line already encoded as JSON text. */
   writeLine(text: string): Promise<void> {
     const line = this.#encoder.encode(`${text}\n`);
+    this.#pending += line.length;
     this.#queue = this.#queue.then(async () => {
-      if (this.#closed) return;
       try {
-        await this.#writer.write(line);
+        if (!this.#closed) await this.#writer.write(line);
       } catch (error) {
         this.#closed = true;
         this.onError(error);
+      } finally {
+        this.#pending -= line.length;
+        if (this.#drainWaiters.length > 0) this.#wake();
       }
     });
     return this.#queue;
+  }
+
+  #wake(): void {
+    this.#drainWaiters = this.#drainWaiters.filter((waiter) => {
+      const done = this.#pending <= waiter.below || this.#closed;
+      if (done) waiter.resolve();
+      return !done;
+    });
   }
 
   /** Resolves once everything written so far has reached the stream. */

@@ -104,18 +104,36 @@ export class WriteGate {
     result: JsonObject,
   ): Promise<JsonObject> {
     const outcome = outcomeOf(answer);
-    this.#options.log(receiptLine(tool, event, outcome));
-    await this.#record({ tool, arguments: args, event: { ...event }, answer: answerOf(answer), outcome });
+    await this.signedWith(tool, args, event, outcome, answerOf(answer));
     if (outcome.status === "unknown") return toolError(unknownOutcomeText(outcome.detail, tool, event));
     if (outcome.status === "not sent") return toolError(notSentText(outcome.detail, tool, event));
     return result;
   }
 
+  /**
+   * After a signed event's fate is known, however the caller read it (the rpc helper reads the
+   * relay's `/events` receipt): the receipt line and the entry, with `answer` as the log keeps it.
+   */
+  async signedWith(
+    tool: string,
+    args: JsonObject,
+    event: Signed,
+    outcome: WriteOutcome,
+    answer: unknown,
+  ): Promise<void> {
+    this.#options.log(receiptLine(tool, event, outcome));
+    await this.#record({ tool, arguments: args, event: { ...event }, answer, outcome });
+  }
+
   /** After the relay's answer to an upload: the receipt and the entry. */
-  async uploaded(tool: string, args: JsonObject, answer: RelayAnswer): Promise<void> {
-    const outcome = outcomeOf(answer);
+  uploaded(tool: string, args: JsonObject, answer: RelayAnswer): Promise<void> {
+    return this.uploadedWith(tool, args, outcomeOf(answer), answerOf(answer));
+  }
+
+  /** After an upload's fate is known, however the caller read it. */
+  async uploadedWith(tool: string, args: JsonObject, outcome: WriteOutcome, answer: unknown): Promise<void> {
     this.#options.log(uploadReceiptLine(tool, args, outcome));
-    await this.#record({ tool, arguments: args, answer: answerOf(answer), outcome });
+    await this.#record({ tool, arguments: args, answer, outcome });
   }
 
   /** A write held back before anything was signed: the stderr line, and the entry with why. */

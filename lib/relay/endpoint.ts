@@ -14,9 +14,13 @@ export interface RelayEndpoint {
   origin: string;
 }
 
+/** The websocket schemes a relay URL may be written with, and the HTTP scheme each is stored as. */
+const WEBSOCKET_SCHEMES: Record<string, string> = { "ws:": "http:", "wss:": "https:" };
+
 /**
- * Validates and normalizes a relay URL. Accepts http and https only, without
- * credentials, query or fragment; trailing slashes of the path are dropped so
+ * Validates and normalizes a relay URL. Accepts http and https, and ws and wss (stored as http and
+ * https: the relay serves its websocket and its HTTP endpoints on one origin, as the Go peer reads
+ * it), without credentials, query or fragment; trailing slashes of the path are dropped so
  * `https://h/r/acme/` and `https://h/r/acme` name the same tenant.
  */
 export function parseRelayUrl(
@@ -25,11 +29,13 @@ export function parseRelayUrl(
   let url: URL;
   try {
     url = new URL(raw);
+    const stored = WEBSOCKET_SCHEMES[url.protocol];
+    if (stored) url = new URL(`${stored}${raw.trim().slice(url.protocol.length)}`);
   } catch {
     return { ok: false, error: `--relay: ${JSON.stringify(raw)} is not a URL` };
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return { ok: false, error: `--relay: ${JSON.stringify(raw)} must be an http or https URL` };
+    return { ok: false, error: `--relay: ${JSON.stringify(raw)} must be an http, https, ws or wss URL` };
   }
   if (raw.includes("?") || raw.includes("#")) {
     return { ok: false, error: `--relay: ${JSON.stringify(raw)} must not carry a query or fragment` };
@@ -51,4 +57,9 @@ export function parseRelayUrl(
       origin: url.origin,
     },
   };
+}
+
+/** The relay's websocket: its base with `ws` for `http` and `wss` for `https`, tenant prefix kept. */
+export function webSocketUrl(endpoint: RelayEndpoint): string {
+  return endpoint.base.replace(/^http/, "ws");
 }

@@ -2,7 +2,7 @@
 // URLs signed in NIP-98 `u` tags.
 
 import assert from "node:assert/strict";
-import { parseRelayUrl, type RelayEndpoint } from "../../lib/relay/endpoint.ts";
+import { parseRelayUrl, type RelayEndpoint, webSocketUrl } from "../../lib/relay/endpoint.ts";
 
 function ok(raw: string): RelayEndpoint {
   const parsed = parseRelayUrl(raw);
@@ -86,11 +86,36 @@ Deno.test("netHost makes the port explicit", async (t) => {
   });
 });
 
+Deno.test("ws and wss name the same relay as http and https, as the Go peer reads them", async (t) => {
+  const cases: [string, string, string][] = [
+    ["wss://relay.example.test/r/acme/", "https://relay.example.test/r/acme", "wss://relay.example.test/r/acme"],
+    ["WSS://Relay.Example.TEST", "https://relay.example.test", "wss://relay.example.test"],
+    ["ws://127.0.0.1:7777", "http://127.0.0.1:7777", "ws://127.0.0.1:7777"],
+    ["ws://relay.example.test:80/x", "http://relay.example.test/x", "ws://relay.example.test/x"],
+    ["https://relay.example.test:8443", "https://relay.example.test:8443", "wss://relay.example.test:8443"],
+  ];
+  for (const [raw, base, ws] of cases) {
+    await t.step(raw, () => {
+      const endpoint = ok(raw);
+      assert.equal(endpoint.base, base);
+      assert.equal(endpoint.mcpUrl, `${base}/mcp`);
+      assert.equal(webSocketUrl(endpoint), ws);
+    });
+  }
+  await t.step("their netHost is the HTTP scheme's", () => {
+    assert.equal(ok("wss://relay.example.test").netHost, "relay.example.test:443");
+    assert.equal(ok("ws://relay.example.test").netHost, "relay.example.test:80");
+  });
+  await t.step("the other rules hold for them too", () => {
+    assert.match(refused("wss://alice:pw@relay.example.test"), /user name or password/);
+    assert.match(refused("wss://relay.example.test/?x=1"), /query or fragment/);
+  });
+});
+
 Deno.test("refusals", async (t) => {
   const cases: [string, string, RegExp][] = [
-    ["ftp scheme", "ftp://relay.example.test", /http or https/],
-    ["ws scheme", "wss://relay.example.test", /http or https/],
-    ["file scheme", "file:///etc/passwd", /http or https/],
+    ["ftp scheme", "ftp://relay.example.test", /http, https, ws or wss/],
+    ["file scheme", "file:///etc/passwd", /http, https, ws or wss/],
     ["query", "https://relay.example.test/r/acme?tenant=x", /query or fragment/],
     ["empty query", "https://relay.example.test/?", /query or fragment/],
     ["fragment", "https://relay.example.test/r/acme#top", /query or fragment/],
