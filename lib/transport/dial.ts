@@ -14,6 +14,12 @@ export interface DialTarget {
   port: number;
   tls: boolean;
   proxy?: Proxy;
+  /**
+   * Through the proxy by CONNECT even to a plain target: a websocket to an
+   * http relay must, since an absolute-form GET through the proxy cannot
+   * upgrade. Without it a plain target's requests go to the proxy as they are.
+   */
+  tunnel?: boolean;
 }
 
 /** What the HTTP framing needs of a connection; a Deno.Conn, or a scripted one in tests. */
@@ -147,7 +153,7 @@ export async function dial(target: DialTarget, options: DialOptions): Promise<De
   let conn: Deno.Conn = tcp;
   try {
     tcp.setNoDelay(true);
-    if (target.proxy && target.tls) {
+    if (target.proxy && (target.tls || target.tunnel)) {
       const proxy = target.proxy;
       // Closing the socket is what ends a read that waits for a proxy that never answers.
       await bounded("proxy", target, options, (signal) => {
