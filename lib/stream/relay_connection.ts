@@ -1,0 +1,210 @@
+// One websocket session with the relay (rpc-facts.md 4.4, 4.5): opened,
+// answered when it challenges (NIP-42, signed by the Signer), and every
+// message routed to the REQ it belongs to. While an AUTH answer is pending,
+// events are not passed on, EOSE is not taken as the end of history and an
+// `auth-required:` CLOSED is not taken as a refusal; once the relay accepts
+// the AUTH every REQ is sent again. Events pass on only with a valid shape
+// and signature.
+
+import type { SignedEvent, Signer } from "../key/signer.ts";
+import { eventVerifier } from "../key/verify.ts";
+import {
+  authFrame,
+  closeFrame,
+  isSignedEventShape,
+  parseRelayMessage,
+  reqFrame,
+  signedEventOf,
+} from "./nip01.ts";
+import { authTemplate } from "./nip42.ts";
+import { openWebSocket, type WebSocketConnection, type WebSocketOptions } from "./websocket.ts";
+
+/** What a REQ is told of its connection (stream_query.ts, stream_subscription.ts). */
+export interface Req {
+  readonly id: string;
+  readonly filters: readonly unknown[];
+  /** The REQ went out on `connection` (a new one, or again after AUTH). */
+  sent(connection: RelayConnection): void;
+  /** An event for this REQ, its shape and signature checked; `size`: its message's length. */
+  event(event: SignedEvent, size: number): void;
+  eose(): void;
+  closed(reason: string): void;
+  /** The relay refused this connection's AUTH. */
+  refused(reason: string): void;
+  /** The connection ended with the REQ still open. */
+  lost(why: string): void;
+}
+
+export interface ConnectionHost {
+  /** The REQ with this id, if it is still wanted. */
+  req(id: string): Req | undefined;
+  /** Every REQ wanted now, to send on a new connection or again after AUTH. */
+  reqs(): Iterable<Req>;
+  /** The connection ended; `upMs`: how long it was up and authenticated (when asked). */
+  ended(connection: RelayConnection, why: string, upMs: number): void;
+  log(line: string): void;
+}
+
+/** Notices are the relay's words for a person; a connection says at most this many on stderr. */
+const NOTICES_SAID = 5;
+
+/** The relay's words made safe for a terminal: no control or format characters, cut. */
+function shown(text: string): string {
+  const clean = text.replace(/[\p{Cc}\p{Cf}]/gu, "?");
+  return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
+}
+
+export class RelayConnection {
+  #socket: WebSocketConnection;
+  #host: ConnectionHost;
+  #signer: Signer;
+  #url: string;
+  #verify: (event: SignedEvent) => boolean;
+  /** The AUTH event awaiting the relay's OK, or "signing" while it is being made. */
+  #authPending: string | undefined;
+  #challenged = false;
+  #authenticated = false;
+  #upSince = Date.now();
+  #notices = 0;
+  #badEvents = 0;
+  #done = false;
+
+  private constructor(
+    socket: WebSocketConnection,
+    host: ConnectionHost,
+    signer: Signer,
+    url: string,
+    verify: (event: SignedEvent) => boolean,
+  ) {
+    this.#socket = socket;
+    this.#host = host;
+    this.#signer = signer;
+    this.#url = url;
+    this.#verify = verify;
+  }
+
+  /** Opens a session on `url` (the relay's ws or wss URL) and sends every REQ wanted; rejects when none opens. */
+  static async open(
+    url: string,
+    options: Omit<WebSocketOptions, "url">,
+    signer: Signer,
+    host: ConnectionHost,
+  ): Promise<RelayConnection> {
+    const [socket, verify] = await Promise.all([
+      openWebSocket({ ...options, url: new URL(url) }),
+      eventVerifier(),
+    ]);
+    const connection = new RelayConnection(socket, host, signer, url, verify);
+    for (const req of host.reqs()) connection.request(req);
+    void connection.#read();
+    return connection;
+  }
+
+  /** Whether the relay asked for AUTH on this connection and accepted it. */
+  get authenticated(): boolean {
+    return this.#authenticated;
+  }
+
+  /** Sends `req`'s REQ now, or once the pending AUTH is answered. */
+  request(req: Req): void {
+    if (this.#done) return;
+    if (this.#authPending === undefined) this.#send(reqFrame(req.id, req.filters));
+    req.sent(this);
+  }
+
+  /** Ends a REQ the relay still serves. */
+  cancel(id: string): void {
+    if (!this.#done) this.#send(closeFrame(id));
+  }
+
+  /** Closes the session (a close handshake, bounded). */
+  close(): void {
+    this.#socket.close(1000, "");
+  }
+
+  #send(frame: string): void {
+    // A write that fails ends the socket, and `ended` says why: nothing to do here.
+    this.#socket.send(frame).catch(() => {});
+  }
+
+  async #read(): Promise<void> {
+    for (;;) {
+      const message = await this.#socket.next();
+      if (message === undefined) break;
+      if (message.type === "text") this.#handle(message.text);
+    }
+    this.#done = true;
+    const ended = await this.#socket.ended;
+    if (this.#badEvents > 0) {
+      this.#host.log(`dropped ${this.#badEvents} events with a bad shape or signature`);
+    }
+    const upMs = this.#challenged && !this.#authenticated ? 0 : Date.now() - this.#upSince;
+    this.#host.ended(this, ended.reason, upMs);
+  }
+
+  #handle(text: string): void {
+    const message = parseRelayMessage(text);
+    switch (message.type) {
+      case "AUTH":
+        return void this.#answer(message.challenge);
+      case "OK":
+        if (message.id === this.#authPending) this.#authAnswered(message.accepted, message.reason);
+        return;
+      case "EVENT": {
+        const req = this.#authPending === undefined ? this.#host.req(message.subscription) : undefined;
+        if (!req) return;
+        if (!isSignedEventShape(message.event) || !this.#verify(message.event)) {
+          this.#badEvents++;
+          return;
+        }
+        return req.event(signedEventOf(message.event), text.length);
+      }
+      case "EOSE":
+        if (this.#authPending === undefined) this.#host.req(message.subscription)?.eose();
+        return;
+      case "CLOSED":
+        // Asked for AUTH and not yet through it: the REQ goes again once it is.
+        if (message.reason.startsWith("auth-required:") && this.#challenged && !this.#authenticated) return;
+        return this.#host.req(message.subscription)?.closed(message.reason);
+      case "NOTICE":
+        if (this.#notices++ < NOTICES_SAID) {
+          this.#host.log(`the relay says: ${shown(message.message)}`);
+        }
+    }
+  }
+
+  /** Signs the AUTH event for `challenge` and sends it; REQs wait for the relay's answer. */
+  async #answer(challenge: unknown): Promise<void> {
+    this.#challenged = true;
+    if (typeof challenge !== "string") {
+      for (const req of this.#host.reqs()) req.refused("invalid AUTH challenge");
+      this.#socket.close(1002, "invalid AUTH challenge");
+      return;
+    }
+    this.#authPending = "signing";
+    this.#authenticated = false;
+    try {
+      const event = await this.#signer.sign(
+        authTemplate(this.#url, challenge, Math.floor(Date.now() / 1000)),
+      );
+      this.#authPending = event.id;
+      this.#send(authFrame(event));
+    } catch (error) {
+      // tinyagent's own signing code failed to load: said, and the connection given up.
+      this.#host.log(`cannot answer the relay's AUTH: ${(error as Error)?.message ?? error}`);
+      this.#socket.close(1011, "cannot sign AUTH");
+    }
+  }
+
+  #authAnswered(accepted: boolean, reason: string): void {
+    this.#authPending = undefined;
+    if (!accepted) {
+      for (const req of this.#host.reqs()) req.refused(reason);
+      this.#socket.close(1000, "AUTH refused");
+      return;
+    }
+    this.#authenticated = true;
+    this.#upSince = Date.now();
+    for (const req of this.#host.reqs()) this.request(req);
+  }
+}
