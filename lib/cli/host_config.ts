@@ -4,7 +4,8 @@
 // Pure: the launch in, the text and a one-line note (where it goes, how to
 // check it) out.
 
-import { DEFAULT_KEY_ENV, DEFAULT_TIMEOUT_SECONDS, type HostName, type ToolSession } from "./args.ts";
+import { DEFAULT_KEY_ENV, DEFAULT_TIMEOUT_SECONDS } from "./flags.ts";
+import type { HostName, ToolSession } from "./session_args.ts";
 import { READ_TOOLS, WRITE_TOOLS } from "../facade/tools.ts";
 import { DEFAULT_OVERSIGHT } from "../oversight/settings.ts";
 

@@ -3,7 +3,7 @@
 // help can never name a tool tinyagent does not offer.
 
 import { READ_TOOLS, WRITE_KINDS, WRITE_TOOLS } from "../facade/tools.ts";
-import { DEFAULT_KEY_ENV, DEFAULT_TIMEOUT_SECONDS, type Topic } from "./args.ts";
+import { DEFAULT_KEY_ENV, DEFAULT_TIMEOUT_SECONDS, type Topic } from "./flags.ts";
 import { DEFAULT_CONFIRM_TIMEOUT_SECONDS } from "../oversight/settings.ts";
 
 /** Names wrapped to lines of at most `width` characters, each line indented. */
@@ -53,11 +53,12 @@ Usage: tinyagent <command> [flags]
 
   tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
                 ${OVERSIGHT_USAGE}
+  tinyagent rpc --relay URL [--key-env NAME] [--kinds 9,12] [--max-writes N] [--audit-log FILE]
   tinyagent tools --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--json]
-  tinyagent call --relay URL TOOL ['{"json":"arguments"}'] [--allow-writes] [--json]
+  tinyagent call --relay URL TOOL|METHOD ['{"json":"arguments"}'] [--allow-writes] [--json]
   tinyagent config hermes|claude-code|claude-desktop|cursor --relay URL [the flags mcp would get]
   tinyagent diagnose --relay URL [--key-env NAME] [--rooms a,b] [--kinds 9,11] [--json]
-  tinyagent keygen
+  tinyagent keygen [--json]
   tinyagent whoami [--key-env NAME]
   tinyagent sandbox-check --relay URL [--key-env NAME] [--json]
   tinyagent -v | --version
@@ -81,6 +82,37 @@ ${TIMEOUT_FLAG}
 
 ${toolListText()}
 tiny_diagnose is always offered: tinyagent answers it itself (see 'tinyagent diagnose').`,
+  rpc:
+    `Usage: tinyagent rpc --relay URL [--key-env NAME] [--kinds 9,12] [--max-writes N] [--audit-log FILE] [--timeout SECONDS]
+
+The JSON-lines helper the relay's Hermes platform plugin starts (TINY_CLI_PATH):
+one request per line on stdin, {"id":…,"method":"…","params":{…}}; one answer
+per line on stdout, {"id":…,"result":…} or {"id":…,"error":{"message":"…"}},
+and stream lines {"event":"connected"|"event"|"error","subscription":"…",…}.
+Up to 32 calls run at once (subscriptions apart), each bounded by --timeout.
+The relay's websocket and HTTP endpoints are signed with the key in NAME
+(NIP-42, NIP-98); every event publish signs gets a receipt line on stderr.
+
+Methods:
+  identity                          {"pubkey"}: the key's public key
+  publish {event}                   signs the event (created_at filled when absent) and POSTs it to /events;
+                                    never an authorization (22242, 24242, 27235) or an agent grant (30392)
+  query {filter}                    the stored events matching a filter (or an array of filters)
+  subscribe {subscription, filter}  {"subscribed":true}, then stream lines under that name
+  unsubscribe {subscription}        {"stopped":true|false}
+  request {path, method?, body?}    a signed request to a path of the relay, its JSON answer
+  upload {room, data, filename?, type?}  a room attachment (base64, 1 byte to 32 MiB)
+  download {path}                   {"data","type"} of a /media/… path
+  diagnose {rooms?, kinds?}         the report of 'tinyagent diagnose'
+
+${RELAY_FLAGS}
+  --kinds 9,12         the only event kinds publish may sign (default: any but the ones above)
+  --max-writes N       at most N writes in this process (a published event or an upload each counts)
+  --audit-log FILE     append every write, signed or held back, to FILE as JSON Lines (created 0600)
+${TIMEOUT_FLAG}
+  -h, --help           show this help
+
+--confirm-writes is refused here: the plugin has no person to ask ('tinyagent call' asks at the terminal).`,
   tools:
     `Usage: tinyagent tools --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--json] [--timeout SECONDS]
 
@@ -100,6 +132,7 @@ ${TIMEOUT_FLAG}
 Exit status: 0 the relay's table was read, 3 it could not be read, 1 usage.`,
   call:
     `Usage: tinyagent call --relay URL TOOL ['{"json":"arguments"}'] [--key-env NAME] [--tools a,b] [--allow-writes] [--json] [--timeout SECONDS]
+       tinyagent call --relay URL METHOD ['{"json":"params"}'] [--key-env NAME] [--kinds 9,12] [--json] [--timeout SECONDS]
 
 Calls one tool exactly as 'tinyagent mcp' would for a host: the same tools are
 offered, the same templates are signed and resubmitted (only with
@@ -118,7 +151,13 @@ ${TIMEOUT_FLAG}
   -h, --help           show this help
 
 Exit status: 0 a result, 2 a result that is a tool error (isError), 3 the call
-was refused before it reached the relay (such as Unknown tool), 1 usage.`,
+was refused before it reached the relay (such as Unknown tool), 1 usage.
+
+When the name is a method of 'tinyagent rpc' (identity, publish, query, unsubscribe,
+request, upload, download, diagnose), that method runs once, as rpc runs it, and
+its result is printed as one line of JSON (--json: indented); --kinds narrows
+what publish signs, and the oversight flags hold its writes as they do a
+tool's. Exit status then: 0 a result, 1 an error (on stderr) or usage.`,
   config:
     `Usage: tinyagent config HOST --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
          ${OVERSIGHT_USAGE} [--name NAME] [--key-file FILE]
@@ -154,10 +193,12 @@ ${RELAY_FLAGS}
   -h, --help           show this help
 
 Exit status: 0 ok, 2 the relay refuses access (grant, membership, signature), 3 unreachable or error, 1 usage.`,
-  keygen: `Usage: tinyagent keygen
+  keygen: `Usage: tinyagent keygen [--json]
 
 Prints a fresh private key as a ${DEFAULT_KEY_ENV}=<hex> line, ready to append to
-a .env file only you can read (umask 077), with its public key in comments.`,
+a .env file only you can read (umask 077), with its public key in comments.
+--json prints {"pubkey":"<hex>","secret":"<hex>"} on one line instead, as the
+Go tinyagent does.`,
   whoami: `Usage: tinyagent whoami [--key-env NAME]
 
 Prints the public key (hex and npub) of the configured private key.`,
