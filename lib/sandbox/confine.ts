@@ -12,7 +12,7 @@ import { warmTrustStore } from "./tls_warmup.ts";
 /** The commands that touch the key or the network, and so run sandboxed. */
 export type SandboxedCommand = Extract<
   Command,
-  { command: "mcp" | "tools" | "call" | "diagnose" | "whoami" | "sandbox-check" }
+  { command: "mcp" | "rpc" | "tools" | "call" | "method" | "diagnose" | "whoami" | "sandbox-check" }
 >;
 
 /** Messages between the main thread and the worker. */
@@ -30,12 +30,12 @@ export const WORKER_URL = new URL("./worker.ts", import.meta.url);
 const KINDS = ["net", "env", "read", "write", "run", "ffi", "sys", "import"] as const;
 
 /**
- * The audit log a command writes (mcp and call, which sign), or whose permission sandbox-check
+ * The audit log a command writes (mcp, rpc and call, which sign), or whose permission sandbox-check
  * proves; `tools` signs nothing and opens no log.
  */
 export function auditLogOf(command: SandboxedCommand): string | undefined {
   if (command.command === "sandbox-check") return command.auditLog;
-  return command.command === "mcp" || command.command === "call" ? command.oversight.auditLog : undefined;
+  return "oversight" in command && command.command !== "tools" ? command.oversight.auditLog : undefined;
 }
 
 /**

@@ -66,9 +66,14 @@ async function signerFor(command: Exclude<RelayCommand, { command: "sandbox-chec
   return signer;
 }
 
-async function keygen(): Promise<number> {
+async function keygen(json: boolean): Promise<number> {
   const { signer, privateKeyHex } = await Signer.generate();
   const { pubkey, npub } = await signer.identity();
+  if (json) {
+    // The Go peer's line, for scripts that read it.
+    console.log(JSON.stringify({ pubkey, secret: privateKeyHex }));
+    return 0;
+  }
   console.log(`# tinyagent key, made ${new Date().toISOString()}`);
   console.log(`# public key (hex):  ${pubkey}`);
   console.log(`# public key (npub): ${npub}`);
@@ -94,7 +99,7 @@ async function runCommand(
 ): Promise<number> {
   switch (command.command) {
     case "keygen":
-      return await keygen();
+      return await keygen(command.json === true);
     case "whoami": {
       const { pubkey, npub } = await (await readKey(command.keyEnv)).identity();
       console.log(`hex:  ${pubkey}`);
@@ -114,6 +119,20 @@ async function runCommand(
     case "mcp": {
       const signer = await signerFor(command);
       return await withAuditLog(command.oversight.auditLog, (audit) => mcp(command, signer, log, audit));
+    }
+    // The helper loads only for its own commands.
+    case "rpc": {
+      const signer = await signerFor(command);
+      const { rpc } = await import("./rpc.ts");
+      return await withAuditLog(command.oversight.auditLog, (audit) => rpc(command, signer, log, audit));
+    }
+    case "method": {
+      const signer = await signerFor(command);
+      const { callMethod } = await import("./rpc.ts");
+      return await withAuditLog(
+        command.oversight.auditLog,
+        (audit) => callMethod(command, signer, log, audit),
+      );
     }
   }
 }

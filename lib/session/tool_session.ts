@@ -22,7 +22,7 @@ export interface OversightParts {
 }
 
 /** Which process wrote an audit entry: its id and when it started. */
-const SESSION = `${Deno.pid}@${new Date().toISOString()}`;
+export const AUDIT_SESSION = `${Deno.pid}@${new Date().toISOString()}`;
 
 export function assembleFacade(
   session: ToolSession,
@@ -43,7 +43,7 @@ export function assembleFacade(
     allowWrites: session.allowWrites,
     gate: new WriteGate({
       relay: relay.base,
-      session: SESSION,
+      session: AUDIT_SESSION,
       budget: new WriteBudget(oversight.maxWrites),
       ask,
       where: parts.where,
