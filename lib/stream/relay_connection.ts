@@ -66,6 +66,8 @@ export class RelayConnection {
   #authenticated = false;
   #upSince = Date.now();
   #notices = 0;
+  /** When the relay last sent a message; 0: never. */
+  #heardAt = 0;
   #badEvents = 0;
   #done = false;
 
@@ -117,6 +119,16 @@ export class RelayConnection {
     if (!this.#done) this.#send(closeFrame(id));
   }
 
+  /** When the relay last sent a message on this connection (ms since the epoch). */
+  get heardAt(): number {
+    return this.#heardAt;
+  }
+
+  /** Gives the connection up at once: the relay is not answering on it. */
+  abort(why: string): void {
+    this.#socket.abort(why);
+  }
+
   /** Closes the session (a close handshake, bounded). */
   close(): void {
     this.#socket.close(1000, "");
@@ -143,6 +155,7 @@ export class RelayConnection {
   }
 
   #handle(text: string): void {
+    this.#heardAt = Date.now();
     const message = parseRelayMessage(text);
     switch (message.type) {
       case "AUTH":

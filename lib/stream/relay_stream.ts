@@ -16,8 +16,10 @@ import type { WebSocketOptions } from "./websocket.ts";
 
 /** A connection with nothing on it is closed after this long. */
 export const IDLE_CLOSE_MS = 30_000;
-/** The websocket pings after this long without a frame: a stalled relay is found within this and the pong's bound. */
+/** The websocket pings after this long without a frame, and gives the relay this long to answer: a relay
+ * that stalls is found within 15 s, well inside a caller's 30 s. */
 export const SILENCE_MS = 10_000;
+export const PONG_MS = 5_000;
 
 export interface RelayStreamOptions {
   /** The relay's websocket URL (endpoint.ts: webSocketUrl). */
@@ -56,7 +58,15 @@ export class RelayStream implements ConnectionHost {
   async query(filters: readonly unknown[], signal: AbortSignal): Promise<SignedEvent[]> {
     const query = new QueryReq(`q${this.#next++}`, filters);
     this.#want(query);
-    const onAbort = () => query.fail((signal.reason as Error)?.message ?? "the query was given up");
+    const askedAt = Date.now();
+    const onAbort = () => {
+      query.fail((signal.reason as Error)?.message ?? "the query was given up");
+      // A relay answers every REQ; one that said nothing at all since is not there: open afresh next time.
+      const connection = this.#connection;
+      if (connection && connection.heardAt < askedAt) {
+        connection.abort(`the relay sent nothing for ${(Date.now() - askedAt) / 1000} s after a REQ`);
+      }
+    };
     signal.addEventListener("abort", onAbort, { once: true });
     try {
       if (this.#connection) this.#connection.request(query);
@@ -151,6 +161,7 @@ export class RelayStream implements ConnectionHost {
       {
         proxy: this.#options.proxy,
         idleMs: SILENCE_MS,
+        pongMs: PONG_MS,
         ...this.#options.socket,
       },
       this.#options.signer,

@@ -148,10 +148,24 @@ export class RpcHelper {
     return this.#stderr;
   }
 
+  /** Set while the test holds stdout unread, as a plugin too busy to read: the pipe then fills. */
+  #paused: PromiseWithResolvers<void> | undefined;
+
+  /** Stops reading stdout until `resumeReading`. */
+  pauseReading(): void {
+    this.#paused ??= Promise.withResolvers<void>();
+  }
+
+  resumeReading(): void {
+    this.#paused?.resolve();
+    this.#paused = undefined;
+  }
+
   async #readStdout(): Promise<void> {
     const decoder = new TextDecoder();
     let buffer = "";
     for await (const chunk of this.child.stdout) {
+      if (this.#paused) await this.#paused.promise;
       buffer += decoder.decode(chunk, { stream: true });
       let newline;
       while ((newline = buffer.indexOf("\n")) !== -1) {
