@@ -21,7 +21,9 @@ function callArguments(text: string | undefined): JsonObject {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`call: the arguments are not JSON (${(error as Error).message})`, "call");
+    // Where the parser stopped, never what it read: its message quotes the text, which may hold a key.
+    const at = /at position (\d+)/.exec((error as Error).message)?.[1];
+    throw new UsageError(`call: the arguments are not JSON${at ? ` (at position ${at})` : ""}`, "call");
   }
   if (!isObject(value)) {
     throw new UsageError(`call: the arguments must be one JSON object, such as '{"limit": 5}'`, "call");

@@ -13,11 +13,23 @@ export function baseName(path: string): string {
   return trimmed.slice(trimmed.lastIndexOf("/") + 1);
 }
 
+/** `text` percent-encoded as UTF-8, a lone surrogate as U+FFFD (as Go reads it from JSON), `!'()*` too. */
+function percentEncoded(text: string): string {
+  return encodeURIComponent(text.toWellFormed())
+    .replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
 /** Go's url.QueryEscape: everything but letters, digits and `-_.~` escaped, a space as `+`. */
 export function queryEscape(text: string): string {
-  return encodeURIComponent(text)
-    .replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replaceAll("%20", "+");
+  return percentEncoded(text).replaceAll("%20", "+");
+}
+
+/** Go's url.PathEscape: one path segment, `$&+:=@` left as they are. */
+export function pathEscape(text: string): string {
+  return percentEncoded(text).replace(
+    /%(24|26|2B|3A|3D|40)/g,
+    (_, hex) => String.fromCharCode(parseInt(hex, 16)),
+  );
 }
 
 /** The upload's URL and its request target. */
@@ -26,7 +38,7 @@ export function uploadUrl(
   room: string,
   filename: string,
 ): { url: string; target: string } {
-  const url = `${endpoint.base}/rooms/${encodeURIComponent(room)}/attachments?filename=${
+  const url = `${endpoint.base}/rooms/${pathEscape(room)}/attachments?filename=${
     queryEscape(baseName(filename))
   }`;
   return { url, target: url.slice(endpoint.origin.length) };

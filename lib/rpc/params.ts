@@ -88,8 +88,9 @@ export function requestParams(
 ): Checked<{ path: string; method: HttpMethod; hasBody: boolean }> {
   const path = params.path;
   if (typeof path !== "string" || path === "") return no("path is required");
-  const method = params.method ?? "GET";
-  if (typeof method !== "string") return no('request: params.method must be a string, such as "POST"');
+  const given = params.method ?? "";
+  if (typeof given !== "string") return no('request: params.method must be a string, such as "POST"');
+  const method = given === "" ? "GET" : given; // absent or empty: GET, as the Go peer reads it
   if (!(HTTP_METHODS as readonly string[]).includes(method)) return no("invalid HTTP method");
   return ok({ path, method: method as HttpMethod, hasBody: Object.hasOwn(params, "body") });
 }
