@@ -1,0 +1,107 @@
+// Checking an event the relay passed on (lib/key/verify.ts): a nostr-tools-signed event verifies;
+// any change to what the id covers, a signature of another key, or a malformed signature or key is
+// false and never throws; the caller's object is left as it was.
+
+import assert from "node:assert/strict";
+import { finalizeEvent, generateSecretKey } from "nostr-tools/pure";
+import { eventVerifier } from "../../lib/key/verify.ts";
+import type { SignedEvent } from "../../lib/key/signer.ts";
+
+const verify = await eventVerifier();
+
+function signed(content = "hello", secret = generateSecretKey()): SignedEvent {
+  const { id, pubkey, created_at, kind, tags, content: text, sig } = finalizeEvent(
+    { kind: 9, created_at: 1_700_000_000, tags: [["h", "general"], ["p", "ab".repeat(32)]], content },
+    secret,
+  );
+  return { id, pubkey, created_at, kind, tags, content: text, sig };
+}
+
+Deno.test("a nostr-tools-signed event verifies", () => {
+  const event = signed();
+  assert.equal(verify(event), true);
+  assert.equal(verify(JSON.parse(JSON.stringify(event))), true, "as it arrives in JSON");
+  assert.equal(verify(event), true, "again");
+});
+
+Deno.test("what the id covers, changed: false", async (t) => {
+  const event = signed();
+  const changes: [string, Partial<SignedEvent>][] = [
+    ["content", { content: "hellO" }],
+    ["a tag value", { tags: [["h", "generaL"], ["p", "ab".repeat(32)]] }],
+    ["a tag added", { tags: [...event.tags, ["t", "x"]] }],
+    ["a tag removed", { tags: event.tags.slice(1) }],
+    ["the tags reordered", { tags: [...event.tags].reverse() }],
+    ["kind", { kind: 10 }],
+    ["created_at", { created_at: event.created_at + 1 }],
+    ["the id (another valid hex)", { id: `${event.id.slice(0, 63)}${event.id[63] === "0" ? "1" : "0"}` }],
+    ["one bit of the signature", { sig: `${event.sig.slice(0, 127)}${event.sig[127] === "0" ? "1" : "0"}` }],
+  ];
+  for (const [name, change] of changes) {
+    await t.step(name, () => assert.equal(verify({ ...event, ...change }), false));
+  }
+});
+
+Deno.test("a signature from another key: false", async (t) => {
+  const mine = signed();
+  const theirs = signed("hello");
+  await t.step(
+    "their signature on my event",
+    () => assert.equal(verify({ ...mine, sig: theirs.sig }), false),
+  );
+  await t.step(
+    "my event claimed by their key",
+    () => assert.equal(verify({ ...mine, pubkey: theirs.pubkey }), false),
+  );
+  await t.step("their event claimed by my key", () => {
+    assert.equal(verify({ ...theirs, pubkey: mine.pubkey }), false);
+  });
+});
+
+Deno.test("malformed signatures and keys: false, never a throw", async (t) => {
+  const event = signed();
+  const cases: [string, Record<string, unknown>][] = [
+    ["a pubkey not on the curve (all f)", { pubkey: "f".repeat(64) }],
+    ["a pubkey of zeros", { pubkey: "0".repeat(64) }],
+    ["a pubkey not hex", { pubkey: "zz".repeat(32) }],
+    ["a short pubkey", { pubkey: event.pubkey.slice(2) }],
+    ["an empty pubkey", { pubkey: "" }],
+    ["a sig not hex", { sig: "zz".repeat(64) }],
+    ["a short sig", { sig: event.sig.slice(2) }],
+    ["an empty sig", { sig: "" }],
+    ["a sig of all f", { sig: "f".repeat(128) }],
+    ["a sig of zeros", { sig: "0".repeat(128) }],
+    ["an id not hex", { id: "zz".repeat(32) }],
+    ["a sig not a string", { sig: 5 }],
+    ["tags not an array", { tags: "h" }],
+  ];
+  for (const [name, change] of cases) {
+    await t.step(name, () => {
+      let result: boolean | undefined;
+      assert.doesNotThrow(() => {
+        result = verify({ ...event, ...change } as SignedEvent);
+      });
+      assert.equal(result, false);
+    });
+  }
+});
+
+Deno.test("the caller's object is not changed", async (t) => {
+  await t.step("no property or symbol added", () => {
+    const event = signed();
+    const before = structuredClone(event);
+    assert.equal(verify(event), true);
+    assert.deepEqual(Object.getOwnPropertySymbols(event), []);
+    assert.deepEqual(Object.getOwnPropertyNames(event), Object.getOwnPropertyNames(before));
+    assert.deepEqual(event, before);
+  });
+  await t.step("nor for one that fails", () => {
+    const event = { ...signed(), content: "changed" };
+    assert.equal(verify(event), false);
+    assert.deepEqual(Object.getOwnPropertySymbols(event), []);
+  });
+  await t.step("a frozen event verifies too", () => {
+    const event = Object.freeze(signed());
+    assert.equal(verify(event), true);
+  });
+});
