@@ -1,8 +1,10 @@
-// What the two endpoints read of the relay core: its address, limits, checks, table and state.
+// What the endpoints read of the relay core: its address, limits, checks, table and state.
 
+import type { NostrEvent } from "nostr-tools/pure";
 import type { ToolStore } from "./default_tools.ts";
-import type { Authentication } from "./nip98.ts";
-import type { BrowsegrantFn, RecordedRequest, ToolDef, ToolHandler } from "./types.ts";
+import type { Receipt } from "./event_gates.ts";
+import type { Authentication, PayloadRule } from "./nip98.ts";
+import type { Attachment, BrowsegrantFn, RecordedRequest, ToolDef, ToolHandler } from "./types.ts";
 
 export interface RelayContext {
   /** Tenant prefix, "" or "/r/name". */
@@ -22,4 +24,25 @@ export interface RelayContext {
   handler(name: string): ToolHandler | undefined;
   readonly browsegrant: BrowsegrantFn;
   readonly store: ToolStore;
+}
+
+/** What the Nostr side's HTTP endpoints (/events, attachments, /media) read of the relay. */
+export interface NostrContext {
+  /** Tenant prefix, "" or "/r/name". */
+  readonly prefix: string;
+  readonly scheme: "http" | "https";
+  /** "127.0.0.1:<port>", when a request has no Host header. */
+  readonly host: string;
+  /** The real relay's message size: the /events body limit. */
+  readonly maxMessageBytes: number;
+  /** Unix seconds. */
+  now(): number;
+  /** NIP-98 for the request, its `payload` tag checked as `payload` says. */
+  authenticate(rec: RecordedRequest, payload: PayloadRule): Authentication;
+  membersOnly(): boolean;
+  isMember(pubkey: string): boolean;
+  rooms(): ReadonlySet<string>;
+  /** Gates and stores a complete signed event. */
+  publish(ev: NostrEvent): Receipt;
+  readonly attachments: Map<string, Attachment>;
 }

@@ -1,11 +1,13 @@
 // The relay core: every request a front end parsed is recorded, counted in flight, routed to the
-// MCP or NIP-86 endpoint (or to a scripted fault) and answered. It knows nothing of framing or
-// sockets; front ends attach to it and are closed with it.
+// Nostr side (nostr_side.ts: websocket, /events, attachments, /media), the MCP or NIP-86 endpoint (or
+// to a scripted fault) and answered. It knows nothing of framing or sockets; front ends attach to it
+// and are closed (and suspended) with it.
 
 import type { NostrEvent } from "nostr-tools/pure";
 import type { ToolStore } from "./default_tools.ts";
 import {
   type Exchange,
+  type FrontEnd,
   type IncomingRequest,
   type Reply,
   rpcError,
@@ -16,10 +18,14 @@ import {
 import type { RelayContext } from "./context.ts";
 import { activeGrant, answerManage, DEFAULT_GRANT_SCOPE } from "./manage_endpoint.ts";
 import { answerMcp } from "./mcp_endpoint.ts";
-import { parseAuth, TokenVerifier } from "./nip98.ts";
+import { TokenVerifier } from "./nip98.ts";
+import { NostrSide } from "./nostr_side.ts";
+import { recordOf } from "./record.ts";
 import { DEFAULT_TOOLS } from "./tool_table.ts";
 import type {
+  Attachment,
   BrowsegrantFn,
+  ClientMessage,
   CutHow,
   Fault,
   RecordedRequest,
@@ -27,20 +33,10 @@ import type {
   StrictRelayOptions,
   ToolDef,
   ToolHandler,
+  WsMode,
 } from "./types.ts";
 
 export const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
-
-/** A front end: something that feeds the core requests, owns client connections and can be closed. */
-export interface FrontEnd {
-  /** Client connections accepted so far. */
-  readonly connections: number;
-  /** Client connections open now. */
-  readonly openConnections: number;
-  /** Kills every open client connection; returns how many. */
-  cutAll(how: CutHow): number;
-  close(): Promise<void>;
-}
 
 function delayFor(ms: number, closed: Promise<void>): Promise<void> {
   if (ms <= 0) return Promise.resolve();
@@ -67,6 +63,12 @@ export class RelayCore implements StrictRelay {
   readonly http2: boolean;
   caPem?: string;
   caFile?: string;
+  wsUrl: string;
+  readonly events: NostrEvent[];
+  rooms: Set<string>;
+  readsNeedAuth: boolean;
+  readonly clientMessages: ClientMessage[];
+  readonly attachments: Map<string, Attachment>;
 
   #prefix: string;
   #now: () => number;
@@ -77,6 +79,7 @@ export class RelayCore implements StrictRelay {
   #browsegrant: BrowsegrantFn;
   #tokens: TokenVerifier;
   #context: RelayContext;
+  #nostr: NostrSide;
   #frontEnds: FrontEnd[] = [];
   #inFlight = 0;
   #maxConcurrent = 0;
@@ -103,6 +106,23 @@ export class RelayCore implements StrictRelay {
     const scope = options.grantScope ?? DEFAULT_GRANT_SCOPE;
     this.#browsegrant = (pubkey, params) => activeGrant(pubkey, params, this.#now(), scope);
     this.#tokens = new TokenVerifier(() => this.#now());
+    this.wsUrl = this.url.replace(/^http/, "ws");
+    this.rooms = new Set(options.rooms ?? ["general"]);
+    this.readsNeedAuth = options.readsNeedAuth ?? false;
+    this.#nostr = new NostrSide({
+      prefix: this.#prefix,
+      scheme: this.scheme,
+      host: this.host,
+      now: () => this.#now(),
+      authenticate: (rec, payload) => this.#tokens.verify(rec, payload),
+      membersOnly: () => this.membersOnly,
+      isMember: (pubkey) => this.members.has(pubkey),
+      readsNeedAuth: () => this.readsNeedAuth,
+      rooms: () => this.rooms,
+      maxMessageBytes: options.maxMessageBytes,
+    });
+    ({ events: this.events, clientMessages: this.clientMessages, attachments: this.attachments } =
+      this.#nostr);
     this.#context = this.#makeContext();
     this.#closedPromise = new Promise((r) => (this.#signalClosed = r));
   }
@@ -140,6 +160,31 @@ export class RelayCore implements StrictRelay {
   setBrowsegrant(fn: BrowsegrantFn): void {
     this.#browsegrant = fn;
   }
+  get wsConnections(): number {
+    return this.#nostr.wsConnections;
+  }
+  get openWebSockets(): number {
+    return this.#nostr.openWebSockets;
+  }
+  inject(event: NostrEvent): boolean {
+    return this.#nostr.inject(event);
+  }
+  setEventGate(fn?: (event: NostrEvent) => string | undefined): void {
+    this.#nostr.setEventGate(fn);
+  }
+  closeSubscriptions(reason?: string): number {
+    return this.#nostr.closeSubscriptions(reason);
+  }
+  wsBehaviour(mode: WsMode): void {
+    this.#nostr.wsBehaviour(mode);
+  }
+  suspend(): Promise<void> {
+    for (const frontEnd of this.#frontEnds) frontEnd.suspend();
+    return Promise.resolve();
+  }
+  async resume(): Promise<void> {
+    for (const frontEnd of this.#frontEnds) await frontEnd.resume();
+  }
 
   /** Adds a front end, closed with the relay. */
   attach(frontEnd: FrontEnd): void {
@@ -151,11 +196,17 @@ export class RelayCore implements StrictRelay {
     this.#closed = true;
     this.#signalClosed();
     await Promise.all(this.#frontEnds.map((frontEnd) => frontEnd.close()));
+    await this.#nostr.close();
   }
 
   /** Records, routes and answers one request; the front end writes the answer and releases it. */
-  async handle(req: IncomingRequest): Promise<Exchange> {
-    const record = this.#record(req);
+  async handle(incoming: IncomingRequest): Promise<Exchange> {
+    // Front ends read up to readLimit(); past maxBodyBytes only the Nostr routes keep the body.
+    const req = incoming.bodySize > this.maxBodyBytes && !this.#nostr.ownsBody(incoming)
+      ? { ...incoming, body: new Uint8Array(), tooLarge: true }
+      : incoming;
+    const record = recordOf(req, this.scheme, this.host);
+    this.requests.push(record);
     this.#inFlight++;
     this.#maxConcurrent = Math.max(this.#maxConcurrent, this.#inFlight);
     let released = false;
@@ -195,36 +246,9 @@ export class RelayCore implements StrictRelay {
     return this.#closed ? drop : reply;
   }
 
-  #record(req: IncomingRequest): RecordedRequest {
-    const q = req.target.indexOf("?");
-    const path = q < 0 ? req.target : req.target.slice(0, q);
-    const bodyText = new TextDecoder().decode(req.body);
-    const rec: RecordedRequest = {
-      method: req.method,
-      path,
-      url: `${this.scheme}://${req.headers.get("host") ?? this.host}${req.target}`,
-      headers: req.headers,
-      body: req.body,
-      bodySize: req.bodySize,
-      bodyText,
-      receivedAt: Date.now(),
-      connection: req.connection ?? 0,
-      httpVersion: req.httpVersion ?? "1.1",
-    };
-    if (!req.tooLarge && bodyText !== "") {
-      try {
-        rec.json = JSON.parse(bodyText);
-      } catch {
-        // not JSON: left undefined
-      }
-    }
-    const auth = parseAuth(req.headers);
-    if (auth) rec.auth = auth;
-    this.requests.push(rec);
-    return rec;
-  }
-
   async #route(req: IncomingRequest, rec: RecordedRequest): Promise<Reply> {
+    const nostr = this.#nostr.route(req, rec);
+    if (nostr) return nostr;
     const isMcp = rec.path === `${this.#prefix}/mcp`;
     const isManage = rec.path === `${this.#prefix}/manage/rpc`;
     if (!isMcp && !isManage) {
@@ -251,6 +275,7 @@ export class RelayCore implements StrictRelay {
       now: () => this.#now(),
       uploads: new Map(),
       published: this.published,
+      onPublished: (ev) => this.#nostr.store.add(ev),
     };
     // Functions rather than values, so a table or browsegrant replaced at run time is the one used.
     return {
@@ -258,7 +283,8 @@ export class RelayCore implements StrictRelay {
       host: this.host,
       maxBody: this.maxBodyBytes,
       now: () => this.#now(),
-      authenticate: (rec, requirePayload) => this.#tokens.verify(rec, requirePayload),
+      authenticate: (rec, requirePayload) =>
+        this.#tokens.verify(rec, requirePayload ? "required" : "when-body"),
       refusesNonMember: (pubkey) => this.membersOnly && !this.members.has(pubkey),
       table: () => this.#table,
       handler: (name) => this.#handlers.get(name),

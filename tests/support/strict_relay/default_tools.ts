@@ -7,6 +7,7 @@ import { type NostrEvent, validateEvent, verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { toolError, toolOk } from "./results.ts";
+import { canonical } from "./signed_event.ts";
 import { publishKinds, templateOf } from "./templates.ts";
 import type { CallContext, ToolDef, ToolResult } from "./types.ts";
 import { type Args, isRecord, latin1, nonEmpty, strings } from "./values.ts";
@@ -20,6 +21,8 @@ export interface ToolStore {
   uploads: Map<string, { bytes: Uint8Array; type: string }>;
   /** Every event accepted by a publishing tool, in order (duplicates once). */
   published: NostrEvent[];
+  /** Told of every event a publishing tool accepts (the relay's event store keeps it too). */
+  onPublished?(ev: NostrEvent): void;
 }
 
 const TYPE_CHECKS: Record<string, (v: unknown) => boolean> = {
@@ -150,6 +153,7 @@ function publish(tool: string, args: Args, signer: string, store: ToolStore): To
   const ev = args.event as unknown as NostrEvent;
   const duplicate = store.published.some((p) => p.id === ev.id);
   if (!duplicate) store.published.push(ev);
+  store.onPublished?.(canonical(ev));
   return toolOk({
     event_id: ev.id,
     accepted: true,

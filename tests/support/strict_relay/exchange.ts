@@ -24,10 +24,26 @@ export interface IncomingRequest {
 }
 
 /**
- * What the core answers with before it is written. Every answer, ordinary or not, is one of the
- * Fault shapes, so a scripted fault and a real answer take the same path.
+ * An accepted websocket upgrade (HTTP/1.1 only): the front end splices the client's connection to an
+ * internal websocket server, so Deno's own implementation does the framing (ws_splice.ts).
  */
-export type Reply = Fault;
+export interface WsSplice {
+  /** The internal websocket server's port on 127.0.0.1. */
+  port: number;
+  /** Pass back only the head of the upgrade's answer, then nothing either way (wsBehaviour "stall"). */
+  stall: boolean;
+  /** The hop to `port` is connected from `localPort`; nothing has been written on it yet. */
+  opened(localPort: number): void;
+  /** The splice is over: the client connection or the hop is gone. */
+  ended(): void;
+}
+
+/**
+ * What the core answers with before it is written. Every answer, ordinary or not, is one of the
+ * Fault shapes, so a scripted fault and a real answer take the same path; an accepted websocket
+ * upgrade is the one exception.
+ */
+export type Reply = Fault | { websocket: WsSplice };
 
 /** A header list in the order it is written; framing headers (length, connection) are the front end's. */
 export type HeaderList = [string, string][];
@@ -45,7 +61,9 @@ export type Answer =
   /** 200 application/json: a JSON string of exactly `bytes` bytes, without a length when `chunked`. */
   | { kind: "huge"; bytes: number; chunked: boolean }
   /** Kill the connection without writing anything, as `how` says. */
-  | { kind: "cut"; how: CutHow };
+  | { kind: "cut"; how: CutHow }
+  /** Splice the connection to the internal websocket server (HTTP/1.1 only). */
+  | { kind: "websocket"; splice: WsSplice };
 
 /** One request handled by the core. */
 export interface Exchange {
@@ -57,6 +75,20 @@ export interface Exchange {
    * serializing client is never seen overlapping) and again when done; later calls do nothing.
    */
   release(): void;
+}
+
+/** A front end: something that feeds the core requests, owns client connections and can be closed. */
+export interface FrontEnd {
+  /** Client connections accepted so far. */
+  readonly connections: number;
+  /** Client connections open now. */
+  readonly openConnections: number;
+  /** Kills every open client connection; returns how many. */
+  cutAll(how: CutHow): number;
+  /** Stops listening and cuts every connection; resume() listens again on the same port. */
+  suspend(): void;
+  resume(): void | Promise<void>;
+  close(): Promise<void>;
 }
 
 /** The core as a front end sees it. */
@@ -82,6 +114,7 @@ export function rpcId(rec: RecordedRequest): string | number | null {
 
 /** Resolves a Reply into an Answer for the request it answers. */
 export function toAnswer(reply: Reply, rec: RecordedRequest): Answer {
+  if ("websocket" in reply) return { kind: "websocket", splice: reply.websocket };
   if ("drop" in reply) return { kind: "drop" };
   if ("hang" in reply) return { kind: "hang" };
   if ("cutAfterRun" in reply) return { kind: "cut", how: reply.how ?? "fin" };
@@ -115,5 +148,6 @@ export function toAnswer(reply: Reply, rec: RecordedRequest): Answer {
 /** The status an answer writes, if any. */
 export function statusOf(answer: Answer): number | undefined {
   if (answer.kind === "reply" || answer.kind === "reset") return answer.status;
+  if (answer.kind === "websocket") return 101;
   return answer.kind === "huge" ? 200 : undefined;
 }

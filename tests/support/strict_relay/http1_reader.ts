@@ -116,6 +116,13 @@ export class ByteReader {
     }
   }
 
+  /** Hands over what is buffered and not yet consumed (to a splice taking the connection over). */
+  take(): Uint8Array {
+    const rest = this.#buf.slice(this.#start, this.#end);
+    this.#start = this.#end = 0;
+    return rest;
+  }
+
   /** Discards input until the peer closes (or the socket is closed under us). */
   async drain(): Promise<void> {
     try {

@@ -14,6 +14,8 @@ import { concatBytes } from "@noble/hashes/utils.js";
 import type { Answer, HeaderList, RequestHandler } from "./exchange.ts";
 import type { CutHow, RecordedRequest } from "./types.ts";
 import { ByteReader, HttpError, type ParsedRequest, readRequest } from "./http1_reader.ts";
+import { closeQuietly, responseHead, writeAll, writeHuge } from "./http1_writer.ts";
+import { spliceWebSocket } from "./ws_splice.ts";
 
 export interface Http1Options {
   /** Reuse connections the client keeps open (default: close after every answer). */
@@ -39,49 +41,7 @@ export interface ConnectionOwner {
 /** How a connection goes on after an answer: reused, closed after the client, or cut. */
 type Ending = "keep" | "graceful" | "abrupt";
 
-const REASONS: Record<number, string> = {
-  100: "Continue",
-  200: "OK",
-  202: "Accepted",
-  204: "No Content",
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  406: "Not Acceptable",
-  413: "Content Too Large",
-  415: "Unsupported Media Type",
-  429: "Too Many Requests",
-  431: "Request Header Fields Too Large",
-  500: "Internal Server Error",
-  501: "Not Implemented",
-  502: "Bad Gateway",
-  503: "Service Unavailable",
-  504: "Gateway Timeout",
-};
-
 const encoder = new TextEncoder();
-
-function responseHead(status: number, headers: HeaderList, close: boolean): Uint8Array {
-  let head = `HTTP/1.1 ${status} ${REASONS[status] ?? "Status"}\r\nDate: ${new Date().toUTCString()}\r\n`;
-  for (const [k, v] of headers) head += `${k}: ${v}\r\n`;
-  if (close) head += "Connection: close\r\n";
-  return encoder.encode(head + "\r\n");
-}
-
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let off = 0;
-  while (off < bytes.length) off += await conn.write(bytes.subarray(off));
-}
-
-function closeQuietly(closable: { close(): void }): void {
-  try {
-    closable.close();
-  } catch {
-    // already closed
-  }
-}
 
 /** Serves the core over HTTP/1.1 on a listener it owns. */
 export class Http1FrontEnd {
@@ -92,6 +52,7 @@ export class Http1FrontEnd {
   #accepted = 0;
   #tasks = new Set<Promise<void>>();
   #closed = false;
+  #suspended = false;
   #closedPromise: Promise<void>;
   #signalClosed!: () => void;
 
@@ -126,6 +87,23 @@ export class Http1FrontEnd {
     return how === "rst" ? "fin" : how;
   }
 
+  /** Stops listening and cuts every open connection (a FIN each); resume() listens again. */
+  suspend(): void {
+    if (this.#closed || this.#suspended) return;
+    this.#suspended = true;
+    closeQuietly(this.#listener);
+    this.cutAll("fin");
+  }
+
+  /** Listens again on the port it had, keeping its count of connections. */
+  resume(): void {
+    if (this.#closed || !this.#suspended) return;
+    const { hostname, port } = this.#listener.addr as Deno.NetAddr;
+    this.#listener = Deno.listen({ hostname, port, transport: "tcp" });
+    this.#suspended = false;
+    this.#track(this.#acceptLoop());
+  }
+
   /** Stops listening and closes every open socket (including hung ones). */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -144,10 +122,11 @@ export class Http1FrontEnd {
   }
 
   async #acceptLoop(): Promise<void> {
+    const listener = this.#listener;
     for (;;) {
       let conn: Deno.Conn;
       try {
-        conn = await this.#listener.accept();
+        conn = await listener.accept();
       } catch {
         return; // listener closed
       }
@@ -275,9 +254,14 @@ export class Http1FrontEnd {
         await writeAll(conn, concatBytes(head, answer.partial));
         return "abrupt";
       }
+      case "websocket":
+        // The connection is the websocket's now: it stays counted (and cuttable) until the splice ends.
+        release();
+        await spliceWebSocket(conn, req, reader.take(), answer.splice);
+        return "abrupt";
       case "huge":
         release();
-        await this.#writeHuge(conn, answer.bytes, answer.chunked, keep);
+        await writeHuge(conn, answer.bytes, answer.chunked, keep);
         return keep ? "keep" : "graceful";
       case "reply": {
         const headers: HeaderList = [...answer.headers, ["Content-Length", String(answer.body.length)]];
@@ -287,31 +271,5 @@ export class Http1FrontEnd {
         return keep ? "keep" : "graceful";
       }
     }
-  }
-
-  /** A JSON string of exactly `total` bytes, streamed in 64 KiB pieces. */
-  async #writeHuge(conn: Deno.Conn, total: number, chunked: boolean, keep: boolean): Promise<void> {
-    const framing: [string, string] = chunked
-      ? ["Transfer-Encoding", "chunked"]
-      : ["Content-Length", String(total)];
-    await writeAll(conn, responseHead(200, [["Content-Type", "application/json"], framing], !keep));
-    const block = new Uint8Array(64 * 1024).fill(0x61); // 'a'
-    let left = total;
-    while (left > 0) {
-      const n = Math.min(left, block.length);
-      const chunk = block.subarray(0, n).slice();
-      if (left === total) chunk[0] = 0x22; // opening quote
-      if (n === left) chunk[n - 1] = 0x22; // closing quote
-      if (chunked) {
-        await writeAll(
-          conn,
-          concatBytes(encoder.encode(`${n.toString(16)}\r\n`), chunk, encoder.encode("\r\n")),
-        );
-      } else {
-        await writeAll(conn, chunk);
-      }
-      left -= n;
-    }
-    if (chunked) await writeAll(conn, encoder.encode("0\r\n\r\n"));
   }
 }

@@ -140,6 +140,10 @@ export class Http2FrontEnd {
         record.cut = gate.cut(innerPort, answer.kind === "cut" ? answer.how : "close");
         return new Response(null, { status: 500 }); // written nowhere: the connection is gone
       }
+      if (answer.kind === "websocket") {
+        answer.splice.ended(); // not reached: the core splices HTTP/1.1 upgrades only
+        return new Response(null, { status: 500 });
+      }
       if (answer.kind === "hang") {
         await until(req.signal, this.#closedPromise);
         return new Response(null, { status: 504 });
@@ -150,7 +154,10 @@ export class Http2FrontEnd {
     }
   }
 
-  #response(req: Request, answer: Exclude<Answer, { kind: "drop" | "cut" | "hang" }>): Response {
+  #response(
+    req: Request,
+    answer: Exclude<Answer, { kind: "drop" | "cut" | "hang" | "websocket" }>,
+  ): Response {
     switch (answer.kind) {
       case "reply": {
         const empty = req.method === "HEAD" || answer.body.length === 0;

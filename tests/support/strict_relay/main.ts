@@ -1,7 +1,7 @@
 // `deno task relay`: the strict relay the tests use, as a program to try tinyagent against. It
 // listens on 127.0.0.1, is members-only with the agent key as its one member, reports an active
-// agent grant for it, prints ready-to-paste `tinyagent mcp` and `diagnose` lines and its own process
-// id, and runs until SIGINT or SIGTERM.
+// agent grant for it, prints its websocket URL, ready-to-paste `tinyagent mcp` and `diagnose` lines
+// and its own process id, and runs until SIGINT or SIGTERM.
 
 import { generateSecretKey, getPublicKey } from "nostr-tools/pure";
 import * as nip19 from "nostr-tools/nip19";
@@ -122,6 +122,7 @@ export function banner(url: string, pubkey: string, pid: number, secretHex?: str
   return [
     "# tinyagent's strict local relay: NIP-98 checked on every POST, replays refused, members-only.",
     `# relay  ${url}`,
+    `# ws     ${url.replace(/^http/, "ws")}`,
     `# pid    ${pid}`,
     `# agent  ${npub} (${pubkey}), the only member, role agent`,
     `# grant  active, for room ${SCOPE.rooms.join(", ")} and kinds ${SCOPE.kinds.join(", ")}`,

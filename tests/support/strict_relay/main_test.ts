@@ -2,11 +2,12 @@
 // diagnose and mcp lines work against it as printed, and SIGTERM stops it cleanly.
 
 import assert from "node:assert/strict";
-import { getPublicKey } from "nostr-tools/pure";
+import { finalizeEvent, getPublicKey } from "nostr-tools/pure";
 import { hexToBytes } from "@noble/hashes/utils.js";
 import { findOnPath, npmDeno } from "../npm_deno.ts";
 import { command, newKey, runOnce, Tinyagent } from "../tinyagent.ts";
 import { parseRelayArgs, UsageError } from "./main.ts";
+import { within } from "../waits.ts";
 
 const LAST_LINE = "# Ctrl-C stops the relay.";
 // Deno's own "Task relay …" line goes to stderr too; without colour it is easy to set apart.
@@ -78,6 +79,42 @@ function runPrinted(words: string[], key: string, extra: string[] = []) {
   });
 }
 
+/** The `# ws` line names the tenant's websocket, where the printed key can AUTH and read. */
+async function checkPrintedWebSocket(lines: string[], hex: string): Promise<void> {
+  const wsUrl = printed(lines, "# ws ")[2];
+  assert.equal(wsUrl, printed(lines, "# relay ")[2].replace(/^http/, "ws"));
+  const ws = new WebSocket(wsUrl);
+  const messages: unknown[][] = [];
+  const arrived = (n: number) =>
+    within(
+      5000,
+      `message ${n}`,
+      (async () => {
+        while (messages.length < n) await new Promise((r) => setTimeout(r, 10));
+        return messages[n - 1];
+      })(),
+    );
+  ws.onmessage = (e) => messages.push(JSON.parse(e.data));
+  const closed = new Promise((r) => (ws.onclose = r));
+  try {
+    const [type, challenge] = await arrived(1);
+    assert.equal(type, "AUTH");
+    const auth = finalizeEvent({
+      kind: 22242,
+      created_at: Math.floor(Date.now() / 1000),
+      tags: [["relay", wsUrl], ["challenge", challenge as string]],
+      content: "",
+    }, hexToBytes(hex));
+    ws.send(JSON.stringify(["AUTH", auth]));
+    assert.deepEqual(await arrived(2), ["OK", auth.id, true, ""]);
+    ws.send(JSON.stringify(["REQ", "r", {}]));
+    assert.deepEqual(await arrived(3), ["EOSE", "r"]);
+  } finally {
+    ws.close();
+    await closed;
+  }
+}
+
 Deno.test("deno task relay: the printed lines work as printed", async (t) => {
   const task = await startTask(["--port", "0", "--prefix", "/r/try"]);
   try {
@@ -97,6 +134,11 @@ Deno.test("deno task relay: the printed lines work as printed", async (t) => {
         "the key is marked as a test key",
       );
     });
+
+    await t.step(
+      "the printed websocket URL: the tenant's, members-only, the printed key a member",
+      () => checkPrintedWebSocket(task.lines, hex),
+    );
 
     await t.step("the from-source diagnose line: exit 0, verdict ok, for the printed key", async () => {
       const run = await runPrinted(diagnose, hex, ["--json"]);

@@ -1,23 +1,31 @@
-// A strict loopback imitation of the relay's MCP endpoint (`<prefix>/mcp`) and its NIP-86
-// management endpoint (`<prefix>/manage/rpc`), used as the oracle for tinyagent's tests and demo,
-// and run by `deno task relay` (main.ts).
+// A strict loopback imitation of the relay's MCP endpoint (`<prefix>/mcp`), its NIP-86 management
+// endpoint (`<prefix>/manage/rpc`) and its Nostr side (the websocket, `<prefix>/events`, room
+// attachments and `<prefix>/media`), used as the oracle for tinyagent's tests and demo, and run by
+// `deno task relay` (main.ts).
 //
-// The layout: the core (core.ts) routes each parsed request to an answer through the two
-// endpoints, NIP-98 and the default tools; a front end frames it on the wire: HTTP/1.1 over
-// Deno.listen (http1_server.ts) for plain HTTP; with `tls`, the TLS gate (tls_gate.ts) in front of
-// that HTTP/1.1 front end and, with `http2`, of an HTTP/2 one (http2_server.ts). exchange.ts is the
-// seam between core and front ends.
+// The layout: the core (core.ts) routes each parsed request to an answer through the Nostr side
+// (nostr_side.ts) or the two endpoints, NIP-98 and the default tools; a front end frames it on the
+// wire: HTTP/1.1 over Deno.listen (http1_server.ts) for plain HTTP; with `tls`, the TLS gate
+// (tls_gate.ts) in front of that HTTP/1.1 front end and, with `http2`, of an HTTP/2 one
+// (http2_server.ts). exchange.ts is the seam between core and front ends. An accepted websocket
+// upgrade is spliced by the HTTP/1.1 front end to an internal Deno.serve (ws_splice.ts, ws_server.ts),
+// where each connection's session (ws_session.ts) speaks NIP-01 and NIP-42.
 
 import { testCertificates } from "../tls.ts";
-import { DEFAULT_MAX_BODY, type FrontEnd, RelayCore } from "./core.ts";
+import { ATTACHMENT_MAX_BYTES } from "./attachments_endpoint.ts";
+import { DEFAULT_MAX_BODY, RelayCore } from "./core.ts";
+import type { FrontEnd } from "./exchange.ts";
 import { Http1FrontEnd } from "./http1_server.ts";
 import { Http2FrontEnd } from "./http2_server.ts";
+import { DEFAULT_MAX_MESSAGE } from "./nostr_side.ts";
 import { TlsGate } from "./tls_gate.ts";
 import type { CutHow, StrictRelay, StrictRelayOptions } from "./types.ts";
 
 export type {
+  Attachment,
   BrowsegrantFn,
   CallContext,
+  ClientMessage,
   CutHow,
   Fault,
   GrantScope,
@@ -28,10 +36,17 @@ export type {
   ToolDef,
   ToolHandler,
   ToolResult,
+  WsMode,
 } from "./types.ts";
 export { PROTOCOL_VERSION, SERVER_INFO, WWW_AUTHENTICATE } from "./types.ts";
 export { DEFAULT_TOOLS } from "./tool_table.ts";
 export { isFault, nip86Error, toolError, toolOk } from "./results.ts";
+
+/** What front ends read of a body: maxBodyBytes, and never less than a Nostr route may take. */
+function readLimit(options: StrictRelayOptions): number {
+  const message = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE;
+  return Math.max(options.maxBodyBytes ?? DEFAULT_MAX_BODY, ATTACHMENT_MAX_BYTES + 1, message + 1);
+}
 
 /** Starts a relay on 127.0.0.1 (an OS-chosen port unless `port` is given). Close it with relay.close(). */
 export function startStrictRelay(options: StrictRelayOptions = {}): Promise<StrictRelay> {
@@ -43,7 +58,7 @@ export function startStrictRelay(options: StrictRelayOptions = {}): Promise<Stri
   const relay = new RelayCore((listener.addr as Deno.NetAddr).port, options);
   const http1 = new Http1FrontEnd(listener, (request) => relay.handle(request), {
     keepAlive: options.keepAlive ?? false,
-    maxBody: relay.maxBodyBytes,
+    maxBody: readLimit(options),
     idleTimeoutMs: options.idleTimeoutMs,
   });
   relay.attach(http1);
@@ -62,6 +77,12 @@ class TlsFrontEnd implements FrontEnd {
   cutAll(how: CutHow): number {
     return this.gate.cutAll(how);
   }
+  suspend(): void {
+    this.gate.suspend();
+  }
+  resume(): Promise<void> {
+    return this.gate.resume();
+  }
   async close(): Promise<void> {
     await this.gate.close();
     await Promise.all(this.inner.map((frontEnd) => frontEnd.close()));
@@ -74,7 +95,7 @@ async function startTlsRelay(options: StrictRelayOptions): Promise<StrictRelay> 
   const late: { relay?: RelayCore; gate?: TlsGate } = {};
   const handle = (request: Parameters<RelayCore["handle"]>[0]) => late.relay!.handle(request);
   const innerPort = (conn: Deno.Conn) => (conn.remoteAddr as Deno.NetAddr).port;
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const maxBody = readLimit(options);
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0, transport: "tcp" });
   const http1 = new Http1FrontEnd(listener, handle, {
     keepAlive: options.keepAlive ?? false,

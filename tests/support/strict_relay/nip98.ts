@@ -60,6 +60,41 @@ export function parseAuth(headers: Headers): NostrEvent | undefined {
 
 export type Authentication = { pubkey: string } | { reason: string };
 
+/**
+ * When the `payload` tag is checked: "when-body" (the MCP and management endpoints: whenever there is
+ * a body), "required" (/events: always), "unchecked" (attachment uploads check it later, against the
+ * blob, with their own reason).
+ */
+export type PayloadRule = "when-body" | "required" | "unchecked";
+
+/** The verifier's reasons for "no key at all": routes that name their own refusal for it. */
+export const NO_TOKEN_REASONS: readonly string[] = ["missing token", "authorization scheme must be Nostr"];
+
+/**
+ * The real relay's wording (rpc-facts 6.3) for a verifier reason, on the routes that answer with it
+ * (/events, attachments, media); /mcp and /manage/rpc keep the verifier's own. Reasons the real relay's
+ * list does not name map onto the nearest it does: a signature that does not verify is a malformed
+ * token, a token from the future is outside the window as an old one is, and a missing payload tag
+ * cannot match the body.
+ */
+export function relayReason(reason: string): string {
+  if (NO_TOKEN_REASONS.includes(reason)) return "missing Nostr Authorization header";
+  if (reason.startsWith("wrong kind")) return "token must be kind 27235";
+  const known: Record<string, string> = {
+    "invalid token encoding": "malformed NIP-98 token",
+    "malformed token event": "malformed NIP-98 token",
+    "invalid signature": "malformed NIP-98 token",
+    "token expired": "token expired",
+    "token from the future": "token expired",
+    "url mismatch": "token was signed for another URL",
+    "method mismatch": "token was signed for another method",
+    "missing payload": "token payload hash does not match the body",
+    "payload mismatch": "token payload hash does not match the body",
+    "replayed token": "token replay detected",
+  };
+  return known[reason] ?? reason;
+}
+
 /** Checks tokens against a clock, remembering accepted ones to refuse replays. */
 export class TokenVerifier {
   #now: () => number;
@@ -70,7 +105,7 @@ export class TokenVerifier {
   }
 
   /** The signer's pubkey, or the reason the request's token is refused. */
-  verify(rec: RecordedRequest, requirePayload: boolean): Authentication {
+  verify(rec: RecordedRequest, payloadRule: PayloadRule): Authentication {
     const header = rec.headers.get("authorization");
     if (!header) return { reason: "missing token" };
     if (!header.startsWith("Nostr ")) return { reason: "authorization scheme must be Nostr" };
@@ -96,7 +131,8 @@ export class TokenVerifier {
       return { reason: "method mismatch" };
     }
     const payload = tagValue(event, "payload");
-    if (rec.body.length > 0 || requirePayload) {
+    const checked = payloadRule === "required" || (payloadRule === "when-body" && rec.body.length > 0);
+    if (checked) {
       if (payload === undefined) return { reason: "missing payload" };
       if (payload !== bytesToHex(sha256(rec.body))) return { reason: "payload mismatch" };
     }

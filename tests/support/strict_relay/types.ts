@@ -143,6 +143,51 @@ export interface StrictRelayOptions {
    * HTTP/2: no stream in flight; GOAWAY(NO_ERROR, last stream) then close. Default: never.
    */
   idleTimeoutMs?: number;
+  /** The relay's rooms: `h` tags and attachment routes naming another are refused (default ["general"]). */
+  rooms?: string[];
+  /** Websocket reads need AUTH: `CLOSED auth-required: this relay requires AUTH` until then. */
+  readsNeedAuth?: boolean;
+  /**
+   * The real relay's message size (default 1 MiB): a larger websocket message is a NOTICE
+   * `error: message too large`, a larger /events body a 400 `http: request body too large`.
+   */
+  maxMessageBytes?: number;
+}
+
+/**
+ * How websocket connections opened from now on behave (StrictRelay.wsBehaviour):
+ * - "normal": the challenge first, then NIP-01 and NIP-42 as the real relay (rpc-facts 6.2).
+ * - "stall": the upgrade completes (101), then nothing is sent or answered, not even a ping's pong.
+ * - "oversized": after the challenge, one 2 MiB text message (a NOTICE), then as normal.
+ * - "auth-false": every AUTH is answered `OK` false `restricted: not allowed`.
+ * - "no-challenge": an open relay: no AUTH is sent, reads (and writes) are served without it.
+ * - "refuse": the upgrade is answered 503 `relay is starting`.
+ */
+export type WsMode = "normal" | "stall" | "oversized" | "auth-false" | "no-challenge" | "refuse";
+
+/** A message a websocket client sent. */
+export interface ClientMessage {
+  /** The client connection it came on, as in RecordedRequest.connection. */
+  connection: number;
+  /** Date.now() when it arrived. */
+  at: number;
+  /** As sent: text, or the bytes of a binary message. */
+  data: string | Uint8Array;
+  /** The text parsed as JSON, when it parses. */
+  message?: unknown;
+}
+
+/** An uploaded room attachment (StrictRelay.attachments, by SHA-256). */
+export interface Attachment {
+  bytes: Uint8Array;
+  /** The stored media type. */
+  type: string;
+  /** Every room it was uploaded to. */
+  rooms: Set<string>;
+  /** The file name of the latest upload. */
+  filename: string;
+  /** Unix seconds of the first upload. */
+  uploaded: number;
 }
 
 /** The rooms and kinds an agent grant covers. */
@@ -201,9 +246,55 @@ export interface StrictRelay {
   readonly openConnections: number;
   /**
    * Destroys every open client connection at once, whatever it is doing, as `how` says (default
-   * "fin": over TLS without close_notify; never a GOAWAY). Returns how many were cut.
+   * "fin": over TLS without close_notify; never a GOAWAY), websockets included. Returns how many were cut.
    */
   cutConnections(how?: CutHow): number;
-  /** Stops listening and closes every open socket (including hung ones). */
+  /**
+   * Stops listening and cuts every connection ("fin"), websockets too: the relay goes away. Over TLS
+   * the gate stops listening. All state is kept.
+   */
+  suspend(): Promise<void>;
+  /** Listens again on the same port (plain and TLS), with all state kept. */
+  resume(): Promise<void>;
+  /** Stops listening and closes every open socket (including hung ones and websockets). */
   close(): Promise<void>;
+
+  // The Nostr side (rpc-facts 6): the websocket, <prefix>/events, room attachments, <prefix>/media.
+
+  /** "ws://127.0.0.1:<port>" + prefix ("wss://" with tls). */
+  wsUrl: string;
+  /**
+   * Every event stored, in arrival order (duplicates once): from /events, the websocket, the MCP
+   * publishing tools (which also keep `published`) and inject().
+   */
+  readonly events: NostrEvent[];
+  /**
+   * Stores a signed event as someone else's (validity checked: throws when invalid; no gates) and
+   * delivers it live; false when it was already stored.
+   */
+  inject(event: NostrEvent): boolean;
+  /** The relay's rooms; mutable. */
+  rooms: Set<string>;
+  /** Toggle the websocket's AUTH-before-reads gate at run time. */
+  readsNeedAuth: boolean;
+  /**
+   * A test's write gate, after the relay's own (/events and the websocket): a returned reason refuses
+   * the event, e.g. "restricted: agent grant does not cover kind 1". undefined removes it.
+   */
+  setEventGate(fn?: (event: NostrEvent) => string | undefined): void;
+  /**
+   * A CLOSED with `reason` (default "blocked: relay access policy changed; subscribe again") for every
+   * live subscription of every connection, as on a membership change; how many were closed.
+   */
+  closeSubscriptions(reason?: string): number;
+  /** How websocket connections opened from now on behave (default "normal"). */
+  wsBehaviour(mode: WsMode): void;
+  /** Every message websocket clients sent, in order. */
+  readonly clientMessages: ClientMessage[];
+  /** Websocket upgrades accepted so far (a "refuse" or a bad handshake is not one). */
+  readonly wsConnections: number;
+  /** Accepted websocket connections whose client connection is still open ("stall" ones included). */
+  readonly openWebSockets: number;
+  /** Uploaded room attachments, by SHA-256 (hex). */
+  readonly attachments: Map<string, Attachment>;
 }
