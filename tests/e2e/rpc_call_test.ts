@@ -81,19 +81,22 @@ Deno.test("call METHOD: one helper method, its result one line of JSON; an error
       assert.ok(!(stdout + stderr).includes(key.hex));
       assert.match(stderr, /private key/);
     });
-    await t.step("diagnose with the plugin's kinds, and rpc with one line on stdin, as the README shows", async () => {
-      const report = await call("diagnose", '{"rooms":["general"],"kinds":[9,12,43002,43003,43004,43006]}');
-      assert.equal(report.code, 0, report.stderr);
-      assert.equal(JSON.parse(report.stdout).relay, relay.url);
-      const rpc = await runOnce({
-        flags: narrowFlags(relay.host),
-        args: ["rpc", "--relay", relay.url],
-        env: { TINY_PRIVATE_KEY: key.hex },
-        stdin: '{"id":1,"method":"identity","params":{}}\n',
-      });
-      assert.equal(rpc.code, 0, rpc.stderr);
-      assert.equal(rpc.stdout, `{"id":1,"result":{"pubkey":"${key.pubkey}"}}\n`);
-    });
+    await t.step(
+      "diagnose with the plugin's kinds, and rpc with one line on stdin, as the README shows",
+      async () => {
+        const report = await call("diagnose", '{"rooms":["general"],"kinds":[9,12,43002,43003,43004,43006]}');
+        assert.equal(report.code, 0, report.stderr);
+        assert.equal(JSON.parse(report.stdout).relay, relay.url);
+        const rpc = await runOnce({
+          flags: narrowFlags(relay.host),
+          args: ["rpc", "--relay", relay.url],
+          env: { TINY_PRIVATE_KEY: key.hex },
+          stdin: '{"id":1,"method":"identity","params":{}}\n',
+        });
+        assert.equal(rpc.code, 0, rpc.stderr);
+        assert.equal(rpc.stdout, `{"id":1,"result":{"pubkey":"${key.pubkey}"}}\n`);
+      },
+    );
     await t.step("a name that is no method is still an MCP tool", async () => {
       const { code, stdout } = await call("--json", "tiny_diagnose");
       assert.equal(code, 0);

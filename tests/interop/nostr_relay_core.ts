@@ -32,9 +32,7 @@ class MemoryRepository extends EventRepository {
     return { isDuplicate: false };
   }
   find(filter: Filter): Event[] {
-    const found = this.#events.filter((event) =>
-      EventUtils.isMatchingFilter(event, filter)
-    )
+    const found = this.#events.filter((event) => EventUtils.isMatchingFilter(event, filter))
       .sort((a, b) => b.created_at - a.created_at);
     return filter.limit === undefined ? found : found.slice(0, filter.limit);
   }

@@ -88,7 +88,11 @@ Deno.test("netHost makes the port explicit", async (t) => {
 
 Deno.test("ws and wss name the same relay as http and https, as the Go peer reads them", async (t) => {
   const cases: [string, string, string][] = [
-    ["wss://relay.example.test/r/acme/", "https://relay.example.test/r/acme", "wss://relay.example.test/r/acme"],
+    [
+      "wss://relay.example.test/r/acme/",
+      "https://relay.example.test/r/acme",
+      "wss://relay.example.test/r/acme",
+    ],
     ["WSS://Relay.Example.TEST", "https://relay.example.test", "wss://relay.example.test"],
     ["ws://127.0.0.1:7777", "http://127.0.0.1:7777", "ws://127.0.0.1:7777"],
     ["ws://relay.example.test:80/x", "http://relay.example.test/x", "ws://relay.example.test/x"],
