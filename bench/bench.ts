@@ -14,10 +14,11 @@ import { startup } from "./lib/startup.ts";
 import { payloads } from "./lib/payloads.ts";
 import { soak } from "./lib/soak.ts";
 import { remote } from "./lib/remote.ts";
+import { rpcBench } from "./lib/rpc.ts";
 import { type BenchResult, environment, render, save } from "./lib/report.ts";
 import { MiB } from "./lib/stats.ts";
 
-const BENCHMARKS = ["overhead", "overhead-close", "startup", "payloads", "soak", "remote"] as const;
+const BENCHMARKS = ["overhead", "overhead-close", "startup", "payloads", "soak", "remote", "rpc"] as const;
 type Name = (typeof BENCHMARKS)[number];
 
 const HELP = `Usage: deno task bench [flags]
@@ -36,6 +37,8 @@ const HELP = `Usage: deno task bench [flags]
   --rtt MS                 remote: the round trip the delay proxy adds (default 40)
   --remote-calls N         remote: measured calls per command and scenario (default 60, quick 15)
   --remote-spawns N        remote: spawn samples per command and scenario (default 6, quick 2)
+  --rpc-calls N            rpc: publishes and stream events per command (default 300, quick 40)
+  --rpc-query N            rpc: stored events one query returns (default 10000, quick 1000)
   --no-keepalive           the relay closes every connection in every benchmark (default: keep-alive;
                            overhead-close is the overhead benchmark with this setting)
   --out DIR                where JSON results go (default bench/results; the task may write only there)
@@ -59,6 +62,8 @@ const { values } = parseArgs({
     rtt: { type: "string" },
     "remote-calls": { type: "string" },
     "remote-spawns": { type: "string" },
+    "rpc-calls": { type: "string" },
+    "rpc-query": { type: "string" },
     "no-keepalive": { type: "boolean", default: false },
     out: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
@@ -88,8 +93,10 @@ for (const name of only) {
     Deno.exit(1);
   }
 }
-if (Deno.build.os !== "linux" && (only.includes("payloads") || only.includes("soak"))) {
-  console.error("bench: payloads and soak read /proc/<pid>/status, so they run on Linux only");
+if (
+  Deno.build.os !== "linux" && (only.includes("payloads") || only.includes("soak") || only.includes("rpc"))
+) {
+  console.error("bench: payloads, soak and rpc read /proc/<pid>/status, so they run on Linux only");
   Deno.exit(1);
 }
 
@@ -147,6 +154,16 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       spawns: number("remote-spawns", 6, 2),
       callLimit: 1.1,
       spawnLimit: 1,
+      log,
+    }),
+  rpc: () =>
+    rpcBench({
+      publishes: number("rpc-calls", 300, 40),
+      events: number("rpc-calls", 300, 40),
+      batch: values.quick ? 10 : 25,
+      warmup: values.quick ? 5 : 20,
+      queryEvents: number("rpc-query", 10_000, 1000),
+      memorySamples: values.quick ? 1 : 3,
       log,
     }),
 };

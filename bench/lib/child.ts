@@ -24,7 +24,14 @@ export interface Memory {
 }
 
 /** The commands the benchmarks compare. */
-export type Program = "tinyagent" | "floor" | "empty" | "empty-stream";
+export type Program =
+  | "tinyagent"
+  | "floor"
+  | "empty"
+  | "empty-stream"
+  | "rpc"
+  | "rpc-floor"
+  | "ws-floor";
 
 export interface ChildSpec {
   program: Program;
@@ -38,6 +45,8 @@ export interface ChildSpec {
   flags?: string[];
   /** Environment added besides the key (DENO_CERT, say). */
   env?: Record<string, string>;
+  /** Arguments after the program's own (ws-floor: its filter). */
+  args?: string[];
 }
 
 const BENCH = new URL("../", import.meta.url).pathname;
@@ -55,6 +64,17 @@ export function spawnOptions(spec: ChildSpec): SpawnOptions {
       return { flags, env, script: `${BENCH}empty.ts`, args: [] };
     case "empty-stream":
       return { flags, env, script: `${BENCH}empty.ts`, args: ["stream"] };
+    case "rpc":
+      return { flags, env, args: ["rpc", "--relay", spec.relayUrl] };
+    case "rpc-floor":
+      return { flags, env, script: `${BENCH}rpc_floor.ts`, args: [spec.relayUrl] };
+    case "ws-floor":
+      return {
+        flags,
+        env,
+        script: `${BENCH}ws_floor.ts`,
+        args: [spec.relayUrl.replace(/^http/, "ws"), ...(spec.args ?? [])],
+      };
   }
 }
 
