@@ -35,7 +35,10 @@ export function parseRelayUrl(
     return { ok: false, error: `--relay: ${JSON.stringify(raw)} is not a URL` };
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return { ok: false, error: `--relay: ${JSON.stringify(raw)} must be an http, https, ws or wss URL` };
+    return {
+      ok: false,
+      error: `--relay: ${JSON.stringify(raw)} must be an http or https URL (or ws or wss: the same relay)`,
+    };
   }
   if (raw.includes("?") || raw.includes("#")) {
     return { ok: false, error: `--relay: ${JSON.stringify(raw)} must not carry a query or fragment` };

@@ -66,7 +66,7 @@ Deno.test("rpc: --relay", async (t) => {
     });
   }
   await t.step("an invalid URL is refused with the endpoint's reason", () => {
-    usageError(["rpc", "--relay", "ftp://relay.example.test"], /http, https, ws or wss/);
+    usageError(["rpc", "--relay", "ftp://relay.example.test"], /http or https URL \(or ws or wss/);
     usageError(["rpc", "--relay", "wss://relay.example.test/#x"], /query or fragment/);
   });
 });
