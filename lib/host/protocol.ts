@@ -8,28 +8,15 @@ import {
   INTERNAL_ERROR,
   INVALID_REQUEST,
   METHOD_NOT_FOUND,
-  PARSE_ERROR,
-  type RpcId,
   type Tool,
 } from "../wire/mcp.ts";
-import { rawIdOf } from "./line_id.ts";
+import { type Answer, encodeAnswer, errorAnswer, parseLine, type Request } from "./messages.ts";
 import { type ByteSink, LINE_LIMIT, type LineEvent, LineWriter, readLines } from "./stdio.ts";
-import type { HostChannel, HostResponse } from "./channel.ts";
-import { NAME, VERSION } from "../wire/identity.ts";
+import type { HostChannel } from "./channel.ts";
+import { initializeResult, type ServerFeatures } from "./handshake.ts";
 
-/** Handshake versions answered as asked (facade.md, `initialize`); any other gets the fallback. */
-export const HANDSHAKE_VERSIONS: readonly string[] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
-export const FALLBACK_VERSION = "2025-06-18";
-
-/**
- * The JSON text of an id on its way back to the host: a numeric id as the
- * exact text the host wrote when that is at hand, so `9007199254740993` is
- * not echoed as `9007199254740992` (JSON.parse rounds it).
- */
-export function idText(id: RpcId, raw?: string): string {
-  if (typeof id === "number" && raw !== undefined && Number(raw) === id) return raw;
-  return JSON.stringify(id);
-}
+export { FALLBACK_VERSION, HANDSHAKE_VERSIONS, negotiateVersion } from "./handshake.ts";
+export { type Answer, encodeAnswer, idText, type Parsed, parseLine, type Request } from "./messages.ts";
 
 /** What the host protocol needs from the facade. */
 export interface ToolProvider {
@@ -45,121 +32,16 @@ export interface ToolProvider {
  */
 export const TOOLS_CHANGED = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}';
 
-/** A JSON-RPC message to write to the host. */
-export type Answer =
-  | { jsonrpc: "2.0"; id: RpcId; result: unknown }
-  | { jsonrpc: "2.0"; id: RpcId; error: { code: number; message: string } };
-
-/** A well-formed request, ready to dispatch. */
-export interface Request {
-  id: string | number;
-  /** A numeric id's JSON text as the host wrote it, echoed as is on the wire. */
-  rawId?: string;
-  method: string;
-  params: unknown;
-}
-
-/**
- * What one input line is: a request, an answer already decided (a protocol error), a response to
- * a request of ours (channel.ts), or nothing to answer.
- */
-export type Parsed =
-  | { request: Request }
-  | { answer: Answer; rawId?: string }
-  | { response: HostResponse }
-  | { ignore: true };
-
-/**
- * One answer as its line, with the id exactly as the host wrote it. An answer
- * that cannot be encoded (a relay result nested too deep to write) becomes an
- * internal error for the same id, never a crash.
- */
-export function encodeAnswer(answer: Answer, rawId?: string, log?: (line: string) => void): string {
-  const head = `{"jsonrpc":"2.0","id":${idText(answer.id, rawId)},`;
-  try {
-    const body = "result" in answer
-      ? JSON.stringify({ result: answer.result })
-      : JSON.stringify({ error: answer.error });
-    return head + body.slice(1);
-  } catch (error) {
-    log?.(`internal error: the answer could not be encoded (${(error as Error).message})`);
-    return `${head}"error":${
-      JSON.stringify({ code: INTERNAL_ERROR, message: "Internal error: the answer could not be encoded" })
-    }}`;
-  }
-}
-
-/** The version answered to an `initialize` that asked for `requested`. */
-export function negotiateVersion(requested: unknown): string {
-  return typeof requested === "string" && HANDSHAKE_VERSIONS.includes(requested)
-    ? requested
-    : FALLBACK_VERSION;
-}
-
-function errorAnswer(id: RpcId, code: number, message: string): Answer {
-  return { jsonrpc: "2.0", id, error: { code, message } };
-}
-
-/**
- * Reads one input line as JSON-RPC. Notifications and blank lines are ignored, a response is
- * handed on for matching (never answered: JSON-RPC forbids it); anything malformed is answered
- * with the matching error.
- */
-export function parseLine(line: string): Parsed {
-  if (line.trim() === "") return { ignore: true };
-  let message: unknown;
-  try {
-    message = JSON.parse(line);
-  } catch {
-    return { answer: errorAnswer(null, PARSE_ERROR, "Parse error: the line is not valid JSON") };
-  }
-  if (!isObject(message)) {
-    return { answer: errorAnswer(null, PARSE_ERROR, "Parse error: the line is not one JSON object") };
-  }
-  const hasId = Object.hasOwn(message, "id");
-  const rawId = message.id;
-  const validId = typeof rawId === "string" || (typeof rawId === "number" && Number.isFinite(rawId));
-  const id: RpcId = validId ? rawId as string | number : null;
-  // A numeric id is echoed as written; the line is scanned for its text only then.
-  const raw = validId && typeof rawId === "number" ? rawIdOf(line) : undefined;
-  const invalid = (why: string): Parsed => ({
-    answer: errorAnswer(id, INVALID_REQUEST, `Invalid Request: ${why}`),
-    rawId: raw,
-  });
-  if (message.jsonrpc !== "2.0") return invalid('jsonrpc must be "2.0"');
-  if (typeof message.method !== "string") {
-    if (hasId && (Object.hasOwn(message, "result") || Object.hasOwn(message, "error"))) {
-      return { response: { id: message.id, result: message.result, error: message.error } };
-    }
-    return invalid("method must be a string");
-  }
-  if (!hasId) return { ignore: true }; // A notification: ignored, whatever its method.
-  if (!validId) {
-    return { answer: errorAnswer(null, INVALID_REQUEST, "Invalid Request: id must be a string or a number") };
-  }
-  const params = message.params;
-  if (params !== undefined && !isObject(params) && !Array.isArray(params)) {
-    return invalid("params must be an object or an array");
-  }
-  return { request: { id: id as string | number, rawId: raw, method: message.method, params } };
-}
-
 /** Answers one well-formed request. */
-export async function dispatch(request: Request, tools: ToolProvider): Promise<Answer> {
+export async function dispatch(
+  request: Request,
+  tools: ToolProvider,
+  features?: ServerFeatures,
+): Promise<Answer> {
   const { id, params } = request;
   switch (request.method) {
     case "initialize":
-      return {
-        jsonrpc: "2.0",
-        id,
-        result: {
-          protocolVersion: negotiateVersion(isObject(params) ? params.protocolVersion : undefined),
-          // Beyond the contract's {"tools": {}}: the table heals in the background, and hosts
-          // that list once learn of it only through notifications/tools/list_changed.
-          capabilities: { tools: { listChanged: true } },
-          serverInfo: { name: NAME, version: VERSION },
-        },
-      };
+      return { jsonrpc: "2.0", id, result: initializeResult(params, features) };
     case "ping":
       return { jsonrpc: "2.0", id, result: {} };
     case "tools/list":
@@ -178,7 +60,7 @@ export async function dispatch(request: Request, tools: ToolProvider): Promise<A
 /** Answers one input line; undefined for a notification, a response, or a blank line. */
 export async function answerLine(line: string, tools: ToolProvider): Promise<Answer | undefined> {
   const parsed = parseLine(line);
-  if ("ignore" in parsed || "response" in parsed) return undefined;
+  if ("ignore" in parsed || "response" in parsed || "notification" in parsed) return undefined;
   if ("answer" in parsed) return parsed.answer;
   return await dispatch(parsed.request, tools);
 }
@@ -212,6 +94,13 @@ export interface ServeOptions {
    * capabilities at each `initialize`, and closed when the host can no longer answer.
    */
   channel?: HostChannel;
+  /** What `initialize` declares beyond the tools: the model's instructions, experimental capabilities. */
+  features?: ServerFeatures;
+  /** The host's notifications, for a session that acts on some; and how it sends its own (bound at start). */
+  notifications?: {
+    bind(send: (line: string) => void): void;
+    receive(method: string, params: unknown): void;
+  };
 }
 
 /**
@@ -231,6 +120,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   );
   options.hostGone?.then(hostGone);
   options.channel?.bind((line) => void writer.writeLine(line));
+  options.notifications?.bind((line) => void writer.writeLine(line));
   const reason = await Promise.race([answerAll(options, writer), gone]);
   if (reason === undefined) return;
   options.channel?.close(`the host is gone: ${reason}`);
@@ -271,6 +161,10 @@ async function answerAll(options: ServeOptions, writer: LineWriter): Promise<und
     }
     const parsed = parseLine(event.text);
     if ("ignore" in parsed) continue;
+    if ("notification" in parsed) {
+      options.notifications?.receive(parsed.notification.method, parsed.notification.params);
+      continue;
+    }
     if ("response" in parsed) {
       options.channel?.settle(parsed.response);
       continue;
@@ -285,7 +179,7 @@ async function answerAll(options: ServeOptions, writer: LineWriter): Promise<und
       const params = isObject(request.params) ? request.params : {};
       options.channel.capabilities = isObject(params.capabilities) ? params.capabilities : {};
     }
-    const task = dispatch(request, options.tools)
+    const task = dispatch(request, options.tools, options.features)
       .catch((error) => {
         // A bug must not take the session down: answer and say why on stderr.
         options.log(`internal error: ${(error as Error)?.stack ?? error}`);
