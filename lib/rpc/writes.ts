@@ -8,7 +8,8 @@ import type { SignedEvent, Signer } from "../key/signer.ts";
 import type { WriteGate } from "../oversight/write_gate.ts";
 import type { WriteOutcome } from "../oversight/receipt.ts";
 import type { RelayEndpoint } from "../relay/endpoint.ts";
-import { httpRefusal, publishReceipt, succeeded } from "../relay/helper_answer.ts";
+import { failureDetail, gatedPublish } from "../oversight/gated_publish.ts";
+import { httpRefusal, succeeded } from "../relay/helper_answer.ts";
 import { uploadUrl } from "../relay/attachment_url.ts";
 import type { SignedHttp, SignedOutcome } from "../relay/signed_http.ts";
 import { latin1 } from "../transport/http1_grammar.ts";
@@ -30,11 +31,6 @@ export interface WriteDeps {
   kinds?: readonly number[];
 }
 
-/** A send's failure in words: the transport's, or the call's own bound when that is what ended it. */
-function failureDetail(outcome: Extract<SignedOutcome, { ok: false }>, signal: AbortSignal): string {
-  return signal.aborted && signal.reason instanceof Error ? signal.reason.message : outcome.detail;
-}
-
 export async function publish(
   deps: WriteDeps,
   params: JsonObject,
@@ -48,75 +44,9 @@ export async function publish(
     await deps.gate.refused("publish", params, template, refusal);
     throw new RpcError(refusal);
   }
-  const clearance = await deps.gate.clear("publish", params, template);
-  if (!clearance.ok) throw new RpcError(`publish: ${clearance.text}`);
-  let event: SignedEvent;
-  try {
-    event = await deps.signer.sign(template);
-  } catch (error) {
-    clearance.reservation.release(); // nothing was signed: its place is free again
-    throw error;
-  }
-  clearance.reservation.spend();
-  const url = `${deps.endpoint.base}/events`;
-  const sent = await deps.http.send(
-    {
-      method: "POST",
-      url,
-      target: url.slice(deps.endpoint.origin.length),
-      headers: { "Content-Type": "application/json" },
-      body: new TextEncoder().encode(JSON.stringify(event)),
-    },
-    signal,
-    MAX_RECEIPT_BYTES,
-  );
-  const { outcome, error, logged } = publishOutcome(sent, signal, event);
-  await deps.gate.signedWith("publish", params, event, outcome, logged);
-  if (error !== undefined) throw new RpcError(error);
-  return event;
-}
-
-/** What became of a published event: its outcome, the error the caller gets (none: published), the log's answer. */
-function publishOutcome(
-  sent: SignedOutcome,
-  signal: AbortSignal,
-  event: SignedEvent,
-): { outcome: WriteOutcome; error?: string; logged: unknown } {
-  if (!sent.ok) {
-    const detail = failureDetail(sent, signal);
-    if (sent.unsent) {
-      return {
-        outcome: { status: "not sent", detail },
-        error: `${detail}. The signed event ${event.id} did not reach the relay, so nothing was published; ` +
-          `publishing it again is safe.`,
-        logged: { error: detail },
-      };
-    }
-    return {
-      outcome: { status: "unknown", detail },
-      error: lostAnswer(detail, event),
-      logged: { error: detail },
-    };
-  }
-  const answer = { status: sent.answer.status, reason: sent.answer.reason, body: sent.answer.body };
-  const receipt = publishReceipt(answer);
-  const logged = parseJson(answer.body) ?? { status: answer.status, body: answer.body.slice(0, 4096) };
-  if (receipt.accepted) return { outcome: { status: "accepted" }, logged };
-  if (receipt.refused) {
-    return { outcome: { status: "refused", message: receipt.error }, error: receipt.error, logged };
-  }
-  return {
-    outcome: { status: "unknown", detail: receipt.error },
-    error: lostAnswer(receipt.error, event),
-    logged,
-  };
-}
-
-/** The error for an event whose fate nobody here knows: never sent again, and how to look. */
-function lostAnswer(detail: string, event: SignedEvent): string {
-  return `${detail}. The signed event ${event.id} (kind ${event.kind}) was sent, but the relay's answer was ` +
-    `lost, so whether it was published is unknown; tinyagent did not send it again. Query ` +
-    `{"ids":["${event.id}"]} to see whether it is there before publishing the same thing again.`;
+  const published = await gatedPublish(deps, "publish", params, template, signal);
+  if (!published.ok) throw new RpcError(published.held ? `publish: ${published.error}` : published.error);
+  return published.event;
 }
 
 export async function upload(deps: WriteDeps, params: JsonObject, signal: AbortSignal): Promise<unknown> {
