@@ -51,6 +51,15 @@ export function mcpArgs(session: ToolSession): string[] {
   if (session.timeoutMs !== DEFAULT_TIMEOUT_SECONDS * 1000) {
     args.push("--timeout", String(session.timeoutMs / 1000));
   }
+  const { listen, approvals } = session;
+  if (listen) {
+    args.push("--listen", listen.rooms.join(","), "--allow-from", listen.allowFrom.join(","));
+    if (!listen.requireMention) args.push("--require-mention=false");
+  }
+  if (approvals) {
+    args.push("--approvers", approvals.approvers.join(","), "--home-room", approvals.homeRoom);
+    if (approvals.confirmViaRelay) args.push("--confirm-via", "relay");
+  }
   return args;
 }
 

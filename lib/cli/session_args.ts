@@ -8,6 +8,13 @@ import { DEFAULT_OVERSIGHT, type OversightSettings } from "../oversight/settings
 import type { RelayEndpoint } from "../relay/endpoint.ts";
 import type { Proxy } from "../transport/tunnel.ts";
 import {
+  approvalFlags,
+  type ApprovalSettings,
+  LISTEN_FLAGS,
+  listenFlags,
+  type ListenSettings,
+} from "./listen_args.ts";
+import {
   auditLogFlag,
   type Flags,
   type HelpCommand,
@@ -35,6 +42,10 @@ export interface ToolSession {
   timeoutMs: number;
   /** Set by the main thread from the environment (proxy_settings.ts), not by a flag. */
   proxy?: Proxy;
+  /** mcp (and config): the rooms listened to, and whose events reach the model (`--listen`). */
+  listen?: ListenSettings;
+  /** mcp (and config): approvals from the room (`--approvers`, `--home-room`, `--confirm-via`). */
+  approvals?: ApprovalSettings;
 }
 
 export type McpCommand = { command: "mcp" } & ToolSession;
@@ -106,10 +117,18 @@ export function toolSession(values: Record<string, unknown>, topic: Topic): Tool
   return { relay, keyEnv, exposed: exposure.names, allowWrites, oversight, timeoutMs };
 }
 
+/** The session, with what mcp alone has: listening and approvals from the room. */
+function mcpSession(values: Record<string, unknown>, topic: Topic): ToolSession {
+  const session = toolSession(values, topic);
+  const listen = listenFlags(values, topic);
+  const approvals = approvalFlags(values, session.oversight.confirmWrites, topic);
+  return { ...session, ...(listen ? { listen } : {}), ...(approvals ? { approvals } : {}) };
+}
+
 export function mcpCommand(rest: string[]): McpCommand | HelpCommand {
-  const { values } = parse("mcp", rest, SESSION_FLAGS);
+  const { values } = parse("mcp", rest, { ...SESSION_FLAGS, ...LISTEN_FLAGS });
   if (values.help) return { command: "help", topic: "mcp" };
-  return { command: "mcp", ...toolSession(values, "mcp") };
+  return { command: "mcp", ...mcpSession(values, "mcp") };
 }
 
 export function toolsCommand(rest: string[]): ToolsCommand | HelpCommand {
@@ -130,6 +149,7 @@ export function configCommand(rest: string[]): ConfigCommand | HelpCommand {
   }
   const { values, positionals } = parse("config", rest, {
     ...SESSION_FLAGS,
+    ...LISTEN_FLAGS,
     name: { type: "string" },
     "key-file": { type: "string" },
   }, 1);
@@ -151,5 +171,5 @@ export function configCommand(rest: string[]): ConfigCommand | HelpCommand {
   if (!/^(\/|\$HOME(\/|$))/.test(keyFile) || keyFile.includes("\0")) {
     throw new UsageError("--key-file: give an absolute path, or one starting with $HOME/", "config");
   }
-  return { command: "config", host: host as HostName, name, keyFile, ...toolSession(values, "config") };
+  return { command: "config", host: host as HostName, name, keyFile, ...mcpSession(values, "config") };
 }
