@@ -14,6 +14,7 @@ export const LAYERS = [
   "host",
   "diagnose",
   "facade",
+  "listen",
   "oversight",
   "stream",
   "relay",

@@ -3,25 +3,9 @@
 // room (`--approvers KEYS --home-room ROOM`, `--confirm-via host|relay`).
 // Pure; the keys are checked here, hex or npub, without the signing stack.
 
+import type { ApprovalSettings, ListenSettings } from "../listen/settings.ts";
 import { publicKeyHex } from "../wire/bech32.ts";
 import { type Flags, list, type Topic, UsageError } from "./flags.ts";
-
-/** Which rooms the session listens to, and whose events may reach the model. */
-export interface ListenSettings {
-  rooms: string[];
-  /** Public keys (hex) whose events are admitted; never empty. */
-  allowFrom: string[];
-  /** Only events addressed to the agent (a mention, a reply, a job naming it); false: every message. */
-  requireMention: boolean;
-}
-
-/** Who may approve from the room, and where the cards go. */
-export interface ApprovalSettings {
-  approvers: string[];
-  homeRoom: string;
-  /** `--confirm-via relay`: `--confirm-writes` asks the approvers with a card instead of the host. */
-  confirmViaRelay: boolean;
-}
 
 export const LISTEN_FLAGS: Flags = {
   listen: { type: "string" },
@@ -139,3 +123,5 @@ export function approvalFlags(
     confirmViaRelay: via === "relay",
   };
 }
+
+export type { ApprovalSettings, ListenSettings };

@@ -40,6 +40,8 @@ export interface FacadeOptions {
   allowWrites: boolean;
   /** `tiny_diagnose`: always offered, answered here, never an error whatever the verdict. */
   diagnose: LocalTool;
+  /** Other tools answered here, offered after tiny_diagnose (tiny_inbox, with --listen). */
+  localTools?: LocalTool[];
   /** One diagnostic line to stderr. */
   log(line: string): void;
   /** The background fetches' clock (table.ts); real timers unless a test brings its own. */
@@ -100,10 +102,11 @@ export class Facade {
     this.#options.relay.close?.();
   }
 
-  /** The relay's exposed tools followed by `tiny_diagnose`; never fails. */
+  /** The relay's exposed tools followed by `tiny_diagnose` (and the other local tools); never fails. */
   async listTools(): Promise<Tool[]> {
     const state = await this.tableForList();
-    return state.ok ? [...state.table, this.#options.diagnose.entry] : [this.#options.diagnose.entry];
+    const local = [this.#options.diagnose, ...this.#options.localTools ?? []].map((tool) => tool.entry);
+    return state.ok ? [...state.table, ...local] : local;
   }
 
   /** What tools/list answers from: the exposed table, or why the relay's could not be read. */
@@ -136,6 +139,8 @@ export class Facade {
       };
     }
     if (name === DIAGNOSE_TOOL) return { result: await this.#options.diagnose.call(args) };
+    const local = this.#options.localTools?.find((tool) => tool.entry.name === name);
+    if (local) return { result: await local.call(args) };
     // A tool outside the exposed set is refused before any relay contact.
     if (!this.#options.exposed.includes(name)) {
       return unknownTool(name, unknownToolHint(name, this.#options.allowWrites));

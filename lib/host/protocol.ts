@@ -98,7 +98,8 @@ export interface ServeOptions {
   features?: ServerFeatures;
   /** The host's notifications, for a session that acts on some; and how it sends its own (bound at start). */
   notifications?: {
-    bind(send: (line: string) => void): void;
+    /** The line writer the session's own notifications go through (its queue says when the host is behind). */
+    bind(writer: LineWriter): void;
     receive(method: string, params: unknown): void;
   };
 }
@@ -120,7 +121,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   );
   options.hostGone?.then(hostGone);
   options.channel?.bind((line) => void writer.writeLine(line));
-  options.notifications?.bind((line) => void writer.writeLine(line));
+  options.notifications?.bind(writer);
   const reason = await Promise.race([answerAll(options, writer), gone]);
   if (reason === undefined) return;
   options.channel?.close(`the host is gone: ${reason}`);

@@ -16,6 +16,7 @@ import type { AuditSink } from "../oversight/audit_log.ts";
 import { oversightSummary } from "../oversight/settings.ts";
 import { deferredFacade } from "./deferred_facade.ts";
 import { parentGone } from "./lifecycle.ts";
+import { listening } from "./listening.ts";
 
 export async function mcp(
   command: Extract<Command, { command: "mcp" }>,
@@ -34,10 +35,14 @@ export async function mcp(
   const answered = Promise.withResolvers<void>();
   // Our requests to the host (the person's approval of a write) and the host's responses.
   const channel = new HostChannel(log);
+  // The relay reaching the agent (--listen) and approvals from the room (--approvers), or neither.
+  const room = listening(command, signer, log, audit);
   const side = deferredFacade(command, signer, log, stop, answered.promise, {
-    ask: askThroughHost(channel, command.oversight.confirmTimeoutMs),
+    ask: room.ask ?? askThroughHost(channel, command.oversight.confirmTimeoutMs),
     where: "host",
     audit,
+    budget: room.budget,
+    localTools: room.localTools,
   });
   if (Deno.stdin.isTerminal()) {
     // Started by hand: say what it is waiting for rather than look hung. Stdout stays protocol-only.
@@ -84,7 +89,10 @@ export async function mcp(
       listTools: () => (watchHost(), side.listTools()),
       callTool: (params) => (watchHost(), side.callTool(params)),
       onToolsChanged: (listener) => side.onToolsChanged(listener),
-      close: () => side.close(),
+      close: () => {
+        room.close();
+        side.close();
+      },
     },
     log,
     // Ready for the first call while the host does its handshake, which waited for none of it: the
@@ -95,11 +103,15 @@ export async function mcp(
       side.warm();
       void announce();
       watchHost();
+      room.start();
     },
     hostGone: hostGone.promise,
     channel,
+    features: room.features,
+    notifications: room.notifications,
   });
   await Promise.race([session, stopped.promise]);
+  room.close();
   // The startup line is said however short the session was; the signing stack loads with it.
   if (!failure) await announce();
   if (failure) throw failure;

@@ -12,6 +12,7 @@ import type { AskPerson } from "../oversight/confirmation.ts";
 import { WriteBudget } from "../oversight/write_budget.ts";
 import { WriteGate } from "../oversight/write_gate.ts";
 import type { RelayClient } from "../relay/client.ts";
+import type { LocalTool } from "../wire/mcp.ts";
 
 /** Who asks the person, and where writes are recorded: the command's own parts. */
 export interface OversightParts {
@@ -19,6 +20,10 @@ export interface OversightParts {
   ask?: AskPerson;
   where: "host" | "terminal";
   audit?: AuditSink;
+  /** The budget, when the session shares it with writes of its own (approval cards); else one is made. */
+  budget?: WriteBudget;
+  /** Tools tinyagent answers itself beside tiny_diagnose (tiny_inbox, with --listen). */
+  localTools?: LocalTool[];
 }
 
 /** Which process wrote an audit entry: its id and when it started. */
@@ -44,7 +49,7 @@ export function assembleFacade(
     gate: new WriteGate({
       relay: relay.base,
       session: AUDIT_SESSION,
-      budget: new WriteBudget(oversight.maxWrites),
+      budget: parts.budget ?? new WriteBudget(oversight.maxWrites),
       ask,
       where: parts.where,
       audit: parts.audit,
@@ -52,6 +57,7 @@ export function assembleFacade(
       log,
     }),
     // diagnose's report code loads on the first tiny_diagnose call only.
+    localTools: parts.localTools,
     diagnose: diagnoseTool(async (asked) =>
       (await import("../diagnose/probe.ts")).diagnose(relay, signer, asked)
     ),
