@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { HostChannel, MAX_PENDING } from "../../lib/host/channel.ts";
 import { HOST_REQUEST_ID } from "../support/oversight.ts";
+import { within } from "../support/waits.ts";
 
 function channel(limit?: number) {
   const lines: Record<string, unknown>[] = [];
@@ -52,13 +53,41 @@ Deno.test("a response nobody waits for is ignored: an id of ours said, any other
 
 Deno.test("no answer in time: the host is told the request is cancelled, and a late answer is ignored", async () => {
   const { channel: c, lines } = channel();
-  assert.deepEqual(await c.request("elicitation/create", {}, 20), { ok: false, timedOut: true });
+  // Bounded: a timer defaulted to minutes fails here rather than hangs the suite.
+  assert.deepEqual(await within(2_000, "the 0.02 s timeout", c.request("elicitation/create", {}, 20)), {
+    ok: false,
+    timedOut: true,
+  });
   assert.deepEqual(lines[1], {
     jsonrpc: "2.0",
     method: "notifications/cancelled",
     params: { requestId: "tinyagent-1", reason: "no answer within 0.02 s" },
   });
   assert.equal(c.settle({ id: "tinyagent-1", result: { action: "accept" } }), false);
+});
+
+// The request's own timer is the bound the person is promised (--confirm-timeout): exactly the ms given.
+Deno.test("a request waits exactly the timeout it is given: not rounded, defaulted or doubled", async () => {
+  const { channel: c, lines } = channel();
+  const delays: unknown[] = [];
+  const realSetTimeout = globalThis.setTimeout;
+  globalThis.setTimeout = ((handler: () => void, ms?: number) => {
+    delays.push(ms);
+    return realSetTimeout(handler, ms);
+  }) as typeof setTimeout;
+  let reply;
+  try {
+    reply = c.request("elicitation/create", {}, 137);
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+  }
+  try {
+    assert.deepEqual(delays, [137]);
+    assert.deepEqual(await within(2_000, "the 0.137 s timeout", reply), { ok: false, timedOut: true });
+  } finally {
+    c.close("test over");
+  }
+  assert.equal((lines[1].params as { reason: string }).reason, "no answer within 0.137 s");
 });
 
 Deno.test(`at most ${MAX_PENDING} wait at once; the next is refused unsent`, async () => {

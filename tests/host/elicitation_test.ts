@@ -12,6 +12,7 @@ import {
   elicitationParams,
 } from "../../lib/host/elicitation.ts";
 import { NO_ELICITATION_PATTERN } from "../support/oversight.ts";
+import { within } from "../support/waits.ts";
 import { heldText } from "../../lib/oversight/confirmation.ts";
 
 Deno.test("who can be asked: form mode, declared as {} or with form; not URL mode alone, not nothing", () => {
@@ -82,7 +83,11 @@ Deno.test("asking through the host, reply by reply", async () => {
     why: "the host could not ask its person (error -32601: Method not found)",
   });
 
-  assert.deepEqual(await ask("Sign?"), { action: "timeout", seconds: 0.05 });
+  // Bounded: a timeout defaulted to minutes fails here rather than hangs the suite.
+  assert.deepEqual(await within(2_000, "the 0.05 s timeout", ask("Sign?")), {
+    action: "timeout",
+    seconds: 0.05,
+  });
   channel.close("the host is gone");
   assert.deepEqual(await ask("Sign?"), {
     action: "unable",
@@ -107,4 +112,36 @@ Deno.test("too many questions waiting: the next is refused unsent, saying why", 
     action: "unable",
     why: "0 writes already wait for the person's answer; try again once they are answered",
   });
+});
+
+/** A channel that records the timeout each request is given, then sends it as the real one does. */
+class RecordingChannel extends HostChannel {
+  timeouts: number[] = [];
+  override request(method: string, params: Record<string, unknown>, timeoutMs: number) {
+    this.timeouts.push(timeoutMs);
+    return super.request(method, params, timeoutMs);
+  }
+}
+
+// Only the 10 s end-to-end test saw --confirm-timeout reach the host; an odd value fails fast here.
+Deno.test("the confirmation timeout bounds each host request unchanged: not rounded, defaulted or doubled", async () => {
+  const channel = new RecordingChannel();
+  const lines: { id: string }[] = [];
+  channel.bind((line) => lines.push(JSON.parse(line)));
+  channel.capabilities = { elicitation: {} };
+  const ask = askThroughHost(channel, 137);
+  try {
+    const answered = ask("Sign?");
+    channel.settle({ id: lines[0].id, result: { action: "accept" } });
+    assert.deepEqual(await answered, { action: "accept" });
+    const unanswered = ask("Sign?");
+    // Checked before the wait, so a bound changed to minutes fails now rather than hangs.
+    assert.deepEqual(channel.timeouts, [137, 137]);
+    assert.deepEqual(await within(2_000, "the 0.137 s timeout", unanswered), {
+      action: "timeout",
+      seconds: 0.137,
+    });
+  } finally {
+    channel.close("test over");
+  }
 });

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { AuditLog, openFailure } from "../../lib/oversight/audit_log.ts";
 import type { AuditEntry } from "../../lib/oversight/audit_record.ts";
-import { withBrokenFile } from "../support/waits.ts";
+import { withBrokenFile, within } from "../support/waits.ts";
 
 function entry(n: number): AuditEntry {
   return {
@@ -106,25 +106,32 @@ Deno.test({
   fn: async () => {
     const dir = await Deno.makeTempDir();
     const path = `${dir}/audit.fifo`;
+    let reader: Promise<Deno.FsFile> | undefined;
     try {
       assert.ok((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
       // A reader that never reads: once the pipe's buffer is full, every write waits.
-      const reader = Deno.open(path, { read: true });
+      reader = Deno.open(path, { read: true });
       const logs: string[] = [];
-      const opened = await AuditLog.open(path, (line) => logs.push(line), 100);
+      const opened = await within(
+        5_000,
+        "the log opened on the pipe",
+        AuditLog.open(path, (line) => logs.push(line), 100),
+      );
       assert.ok(opened.ok);
       const big = { ...entry(1), event: { id: "ab".repeat(32), content: "x".repeat(512 * 1024) } };
       const started = Date.now();
-      await opened.log.append(big);
-      await opened.log.close();
+      // Each wait its own deadline, well past the 0.1 s bound: without the bound, a failure, not a hang.
+      await within(2_000, "the call's entry given up on after the 0.1 s bound", opened.log.append(big));
+      await within(2_000, "the end given up on after the 0.1 s bound", opened.log.close());
       assert.ok(Date.now() - started < 5_000, "neither the call nor the end waited for the stalled file");
       assert.match(
         logs[0],
         /^audit log: ".+audit\.fifo" has not taken the entry for post_message within 0\.1 s/,
       );
       assert.match(logs[1], /has not taken the last entries within 0\.1 s/);
-      (await reader).close();
     } finally {
+      // The reader leaving fails a write still stuck in the pipe, so a failed run ends too.
+      if (reader) (await within(5_000, "the pipe's reader", reader)).close();
       await Deno.remove(dir, { recursive: true });
     }
   },

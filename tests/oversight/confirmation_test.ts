@@ -43,6 +43,30 @@ Deno.test("the question: the tool, what it means, the kind, the content, the tag
   );
 });
 
+// One tag is the edge a `length > 1` would hide: the room it names is what the person approves.
+Deno.test("the question shows the tag of an event with exactly one tag", () => {
+  const question = confirmationQuestion(
+    { tool: "post_message", event: { kind: 9, tags: [["h", "general"]], content: "hi" }, args: {} },
+    { relay: RELAY },
+  );
+  assert.equal(
+    question,
+    [
+      `Sign and publish this event on ${RELAY}?`,
+      "",
+      'post_message: a message in room "general" (kind 9)',
+      "",
+      "Content (2 characters):",
+      "hi",
+      "",
+      "Tags:",
+      "h: general",
+      "",
+      "Accept signs it and sends it to the relay; decline or cancel signs nothing.",
+    ].join("\n"),
+  );
+});
+
 Deno.test("the question bounds the content visibly and shows what could hide", () => {
   const content = `${"a".repeat(QUESTION_CONTENT_CHARS)}\u202Ehidden tail`;
   const question = confirmationQuestion(

@@ -110,6 +110,25 @@ Deno.test("the person is asked before signing; a decline gives the place back an
   assert.equal(entries.length, 1, "an approval alone is not an entry: the signed event's is");
 });
 
+// A budget of 1 is the one where a place kept by a decline refuses every later write.
+Deno.test("--max-writes 1: a declined write gives its only place back; the next is cleared and signable", async () => {
+  const { gate, budget, questions } = setup({
+    limit: 1,
+    answers: [{ action: "decline" }, { action: "accept" }],
+  });
+  assert.deepEqual(await gate.clear("post_message", { room: "general" }, TEMPLATE), {
+    ok: false,
+    text: DECLINED_AT_HOST,
+  });
+  assert.equal(await gate.admit("post_message", {}), undefined, "the relay may be contacted again");
+  const next = await gate.clear("post_message", { room: "general" }, TEMPLATE);
+  assert.ok(next.ok, next.ok ? "" : next.text);
+  assert.match(questions[1], /Writes so far: 0 of 1 \(--max-writes\)\./);
+  next.reservation.spend();
+  assert.equal(budget.spent, 1);
+  assert.equal(budget.refusal(), budgetSpentText(1, 1), "the signed write, not the declined one, spent it");
+});
+
 Deno.test("an upload is asked about and counted like a write", async () => {
   const { gate, questions, entries } = setup({ answers: [{ action: "cancel" }] });
   const args = { room: "general", data: "AAAA", type: "text/plain" };
