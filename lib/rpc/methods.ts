@@ -73,7 +73,11 @@ export class HelperMethods implements Dispatch {
   call(request: RpcRequest, signal: AbortSignal): Promise<unknown> {
     const method = Object.hasOwn(this.#methods, request.method) ? this.#methods[request.method] : undefined;
     if (!method) return Promise.reject(new RpcError(`unknown method ${JSON.stringify(request.method)}`));
-    return method(request.params, signal, request);
+    try {
+      return method(request.params, signal, request);
+    } catch (error) {
+      return Promise.reject(error); // a method that throws at once still fails as a rejection
+    }
   }
 
   holdsKey(text: string): Promise<boolean> {

@@ -48,6 +48,24 @@ export interface ConnectionHost {
 /** Notices are the relay's words for a person; a connection says at most this many on stderr. */
 const NOTICES_SAID = 5;
 
+/**
+ * The most bytes `text` takes once written out: its UTF-8, and five more for each character the
+ * helper's lines escape as `\u00XX` (rpc/lines.ts). What a query's size bound counts.
+ */
+export function encodedSize(text: string): number {
+  let size = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) size += code === 0x3c || code === 0x3e || code === 0x26 ? 6 : 1;
+    else if (code < 0x800) size += 2;
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      size += 4; // a surrogate pair is one four-byte character
+      i++;
+    } else size += code === 0x2028 || code === 0x2029 ? 6 : 3;
+  }
+  return size;
+}
+
 /** The relay's words made safe for a terminal: no control or format characters, cut. */
 function shown(text: string): string {
   const clean = text.replace(/[\p{Cc}\p{Cf}]/gu, "?");
@@ -170,7 +188,7 @@ export class RelayConnection {
           this.#badEvents++;
           return;
         }
-        return req.event(signedEventOf(message.event), text.length);
+        return req.event(signedEventOf(message.event), encodedSize(text));
       }
       case "EOSE":
         if (this.#authPending === undefined) this.#host.req(message.subscription)?.eose();

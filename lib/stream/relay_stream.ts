@@ -57,7 +57,10 @@ export class RelayStream implements ConnectionHost {
   /** The stored events matching `filters`, each once, in the order the relay sent them. */
   async query(filters: readonly unknown[], signal: AbortSignal): Promise<SignedEvent[]> {
     const query = new QueryReq(`q${this.#next++}`, filters);
+    // Settled maybe before anyone awaits it (given up while its connection opens): never an unhandled rejection.
+    query.done.catch(() => {});
     this.#want(query);
+    if (this.#closed) return query.done;
     const askedAt = Date.now();
     const onAbort = () => {
       query.fail((signal.reason as Error)?.message ?? "the query was given up");
@@ -90,6 +93,7 @@ export class RelayStream implements ConnectionHost {
       later: (task, ms) => this.#later(task, ms),
     });
     this.#want(subscription);
+    if (this.#closed) return { resume: () => 0, stop: () => {} };
     if (this.#connection) this.#connection.request(subscription);
     else if (!this.#retry) void this.#open().catch((error) => this.#retryLater(this.#unreachable(error)));
     return {
