@@ -129,3 +129,27 @@ Deno.test("sandboxPermissions with --audit-log: write for that one file, for the
     );
   });
 });
+
+Deno.test("sandboxPermissions: rpc and call METHOD hold exactly what mcp holds (the websocket is the relay's origin)", () => {
+  const commands = (extra: string[]) => ({
+    mcp: parseCommand(["mcp", "--relay", "wss://relay.example.test/r/acme", ...extra]),
+    rpc: parseCommand(["rpc", "--relay", "wss://relay.example.test/r/acme", ...extra]),
+    method: parseCommand(["call", "--relay", "wss://relay.example.test/r/acme", ...extra, "identity"]),
+  });
+  const plain = commands([]);
+  for (const command of Object.values(plain)) {
+    assert.deepEqual(
+      sandboxPermissions(command as SandboxedCommand),
+      only(["relay.example.test:443"], ["TINY_PRIVATE_KEY"]),
+      command.command,
+    );
+  }
+  const logged = commands(["--audit-log", "/var/log/tiny.jsonl"]);
+  for (const command of Object.values(logged)) {
+    assert.deepEqual(
+      sandboxPermissions(command as SandboxedCommand),
+      { ...only(["relay.example.test:443"], ["TINY_PRIVATE_KEY"]), write: ["/var/log/tiny.jsonl"] },
+      `${command.command} with --audit-log`,
+    );
+  }
+});
