@@ -29,11 +29,14 @@ Deno.test("initialize, ping and unknown methods", async (t) => {
           capabilities: {},
           clientInfo: { name: "test", version: "1" },
         });
-        assert.deepEqual(answer.result, {
+        // Every answer also carries the model's instructions (the listen issue, point 4).
+        const { instructions, ...rest } = answer.result as Record<string, unknown>;
+        assert.deepEqual(rest, {
           protocolVersion: version,
           capabilities: ANNOUNCED_CAPABILITIES,
           serverInfo: { name: "tinyagent", version: denoConfig.version },
         });
+        assert.ok(typeof instructions === "string" && instructions.length <= 1200, String(instructions));
       });
     }
     await t.step(`initialize with another version answers ${FALLBACK_VERSION}`, async () => {
