@@ -216,7 +216,14 @@ export class Facade {
         // #call always gives the relay's answer, or what kept it from being sent.
         return {
           ...second,
-          result: await this.#gate.signed(name, args, event, second.answer!, second.result),
+          result: await this.#gate.signed(
+            name,
+            args,
+            event,
+            second.answer!,
+            second.result,
+            clearance.approval,
+          ),
         };
       }
     }

@@ -26,6 +26,8 @@ export interface AuditEntry {
   arguments: JsonObject;
   /** The event exactly as signed and sent. */
   event?: JsonObject;
+  /** For a write approved in the room: the approver's signed answer (its id) and who signed it. */
+  approved_by?: { event: string; author: string };
   /** For a write held back: the unsigned event the relay returned, when there was one. */
   template?: JsonObject;
   /** The relay's answer to the write: its result, or the failure's words. */

@@ -25,9 +25,15 @@ export interface WriteRequest {
   args: JsonObject;
 }
 
+/** The signed event that approved a write (an approver's answer to a card in the room), and its author. */
+export interface Approval {
+  event: string;
+  author: string;
+}
+
 /** What the person (or whoever stands for them) answered. */
 export type ConfirmAnswer =
-  | { action: "accept" }
+  | { action: "accept"; approval?: Approval }
   | { action: "decline" }
   | { action: "cancel" }
   /** No answer within the confirmation timeout. */
@@ -37,6 +43,14 @@ export type ConfirmAnswer =
 
 /** Asks the person `question`; never rejects. */
 export type AskPerson = (question: string) => Promise<ConfirmAnswer>;
+
+/** Who asks: the host (mcp), the terminal (call), or approvers answering a card in the room. */
+export type Asker = "host" | "terminal" | "room";
+
+/** Where the answer was given, as refusals say it: `at the host`, `in the room`. */
+export function askedWhere(where: Asker): string {
+  return where === "room" ? "in the room" : `at the ${where}`;
+}
 
 /** What the person is asked about one write: what it means, its content and tags, where it goes. */
 export function confirmationQuestion(
@@ -74,12 +88,12 @@ export function confirmationQuestion(
 }
 
 /**
- * The tool error for a write the person did not approve, whoever asked (`host` or `terminal`);
+ * The tool error for a write the person did not approve, whoever asked (`host`, `terminal`, `room`);
  * an upload, which signs nothing, says nothing was uploaded. Undefined for an approval.
  */
 export function heldText(
   answer: ConfirmAnswer,
-  where: "host" | "terminal",
+  where: Asker,
   upload = false,
 ): string | undefined {
   const nothing = upload ? "nothing was uploaded" : "nothing was signed";
@@ -88,9 +102,11 @@ export function heldText(
       return undefined;
     case "decline":
     case "cancel":
-      return `permission: declined at the ${where}: ${nothing}`;
+      return `permission: declined ${askedWhere(where)}: ${nothing}`;
     case "timeout":
-      return `permission: declined at the ${where}: no answer within ${answer.seconds} s (--confirm-timeout); ${nothing}`;
+      return `permission: declined ${
+        askedWhere(where)
+      }: no answer within ${answer.seconds} s (--confirm-timeout); ${nothing}`;
     case "unable":
       return `permission: ${answer.why}; ${nothing}`;
   }

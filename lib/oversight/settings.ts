@@ -29,8 +29,10 @@ export const DEFAULT_OVERSIGHT: OversightSettings = {
 export function oversightSummary(
   settings: OversightSettings,
   allowWrites: boolean,
-  asker: "host" | "terminal",
+  asker: "host" | "terminal" | { room: string },
   canAsk = true,
+  /** --confirm-timeout also bounds the approval cards of Claude Code's permission requests (--approvers). */
+  timesCards = false,
 ): string {
   const log = settings.auditLog === undefined ? "" : `; audit log ${JSON.stringify(settings.auditLog)}`;
   if (!allowWrites) {
@@ -48,7 +50,12 @@ export function oversightSummary(
   if (settings.confirmWrites) {
     const seconds = settings.confirmTimeoutMs / 1000;
     parts.push(
-      canAsk
+      typeof asker === "object"
+        ? `each approved by an approver's signed answer to a card in room ${
+          JSON.stringify(asker.room)
+        } first ` +
+          `(${seconds} s to answer)`
+        : canAsk
         ? `each approved by the person through the ${asker} first (${seconds} s to answer)`
         : `each to be approved through the ${asker}, which cannot ask its person (its initialize declared no ` +
           `elicitation capability): every write will be refused; use a host that supports MCP elicitation, ` +
@@ -58,7 +65,9 @@ export function oversightSummary(
   if (settings.maxWrites !== undefined) {
     parts.push(`at most ${settings.maxWrites} write${settings.maxWrites === 1 ? "" : "s"} in this session`);
   }
-  if (!settings.confirmWrites && settings.confirmTimeoutMs !== DEFAULT_OVERSIGHT.confirmTimeoutMs) {
+  if (
+    !settings.confirmWrites && !timesCards && settings.confirmTimeoutMs !== DEFAULT_OVERSIGHT.confirmTimeoutMs
+  ) {
     parts.push("--confirm-timeout has nothing to time without --confirm-writes");
   }
   return parts.join("; ") + log;

@@ -9,7 +9,15 @@ import { failureText, type RelayAnswer } from "../relay/answer.ts";
 import { type JsonObject, toolError } from "../wire/mcp.ts";
 import { type AuditEntry, loggedAnswer, loggedArguments, outcomeWhy } from "./audit_record.ts";
 import type { AuditSink } from "./audit_log.ts";
-import { type AskPerson, confirmationQuestion, heldReason, heldText } from "./confirmation.ts";
+import {
+  type Approval,
+  askedWhere,
+  type Asker,
+  type AskPerson,
+  confirmationQuestion,
+  heldReason,
+  heldText,
+} from "./confirmation.ts";
 import {
   heldLine,
   notSentText,
@@ -30,8 +38,8 @@ export interface WriteGateOptions {
   budget: WriteBudget;
   /** Asks the person before each write (`--confirm-writes`); none: writes go ahead unasked. */
   ask?: AskPerson;
-  /** Who asks: the host (mcp) or the terminal (call), as refusals say it. */
-  where: "host" | "terminal";
+  /** Who asks: the host (mcp), the terminal (call) or the room (--confirm-via relay), as refusals say it. */
+  where: Asker;
   audit?: AuditSink;
   /** The key's npub, for the question. */
   signerName?: () => Promise<string>;
@@ -39,8 +47,13 @@ export interface WriteGateOptions {
   now?: () => Date;
 }
 
-/** A write cleared to go ahead, holding its place in the budget; or the tool error that holds it back. */
-export type Clearance = { ok: true; reservation: Reservation } | { ok: false; text: string };
+/**
+ * A write cleared to go ahead, holding its place in the budget (and, when approved in the room, the
+ * approving event, for its audit entry); or the tool error that holds it back.
+ */
+export type Clearance =
+  | { ok: true; reservation: Reservation; approval?: Approval }
+  | { ok: false; text: string };
 
 /** A signed event as the gate records it. */
 type Signed = EventFields & { id: string; pubkey: string; created_at: number; sig: string };
@@ -79,10 +92,15 @@ export class WriteGate {
       budget: budget.limit === undefined ? undefined : { spent: budget.spent, limit: budget.limit },
     });
     const answer = await ask(question);
-    if (answer.action === "accept") return { ok: true, reservation };
+    if (answer.action === "accept") {
+      return answer.approval
+        ? { ok: true, reservation, approval: answer.approval }
+        : { ok: true, reservation };
+    }
     reservation.release();
     const text = heldText(answer, this.#options.where, template === undefined)!;
-    await this.#held(tool, args, what, template, `${heldReason(answer)} at the ${this.#options.where}`, text);
+    const why = `${heldReason(answer)} ${askedWhere(this.#options.where)}`;
+    await this.#held(tool, args, what, template, why, text);
     return { ok: false, text };
   }
 
@@ -94,7 +112,7 @@ export class WriteGate {
   /**
    * After the relay's answer to a signed event: the receipt, the entry, and the result the host
    * sees — `result` as it is, unless the event's fate is unknown or it never left, which the host
-   * must be told in words that keep the agent from publishing it twice.
+   * must be told in words that keep the agent from publishing it twice. `approval`: the clearance's.
    */
   async signed(
     tool: string,
@@ -102,9 +120,10 @@ export class WriteGate {
     event: Signed,
     answer: RelayAnswer,
     result: JsonObject,
+    approval?: Approval,
   ): Promise<JsonObject> {
     const outcome = outcomeOf(answer);
-    await this.signedWith(tool, args, event, outcome, answerOf(answer));
+    await this.signedWith(tool, args, event, outcome, answerOf(answer), approval);
     if (outcome.status === "unknown") return toolError(unknownOutcomeText(outcome.detail, tool, event));
     if (outcome.status === "not sent") return toolError(notSentText(outcome.detail, tool, event));
     return result;
@@ -112,7 +131,8 @@ export class WriteGate {
 
   /**
    * After a signed event's fate is known, however the caller read it (the rpc helper reads the
-   * relay's `/events` receipt): the receipt line and the entry, with `answer` as the log keeps it.
+   * relay's `/events` receipt): the receipt line and the entry, with `answer` as the log keeps it,
+   * and the approving event beside the write when it was approved in the room.
    */
   async signedWith(
     tool: string,
@@ -120,9 +140,10 @@ export class WriteGate {
     event: Signed,
     outcome: WriteOutcome,
     answer: unknown,
+    approval?: Approval,
   ): Promise<void> {
     this.#options.log(receiptLine(tool, event, outcome));
-    await this.#record({ tool, arguments: args, event: { ...event }, answer, outcome });
+    await this.#record({ tool, arguments: args, event: { ...event }, approval, answer, outcome });
   }
 
   /** After the relay's answer to an upload: the receipt and the entry. */
@@ -160,6 +181,7 @@ export class WriteGate {
       tool: string;
       arguments: JsonObject;
       event?: JsonObject;
+      approval?: Approval;
       answer: unknown;
       outcome: WriteOutcome;
     },
@@ -169,6 +191,9 @@ export class WriteGate {
       tool: entry.tool,
       arguments: loggedArguments(entry.arguments),
       ...(entry.event ? { event: entry.event } : {}),
+      ...(entry.approval
+        ? { approved_by: { event: entry.approval.event, author: entry.approval.author } }
+        : {}),
       answer: loggedAnswer(entry.answer),
       outcome: entry.outcome.status,
       ...(why === undefined ? {} : { why }),

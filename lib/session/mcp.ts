@@ -17,6 +17,7 @@ import { oversightSummary } from "../oversight/settings.ts";
 import { deferredFacade } from "./deferred_facade.ts";
 import { parentGone } from "./lifecycle.ts";
 import { listening } from "./listening.ts";
+import { approvalsSummary, listenSummary } from "../listen/summary.ts";
 
 export async function mcp(
   command: Extract<Command, { command: "mcp" }>,
@@ -39,7 +40,7 @@ export async function mcp(
   const room = listening(command, signer, log, audit);
   const side = deferredFacade(command, signer, log, stop, answered.promise, {
     ask: room.ask ?? askThroughHost(channel, command.oversight.confirmTimeoutMs),
-    where: "host",
+    where: room.ask ? "room" : "host",
     audit,
     budget: room.budget,
     localTools: room.localTools,
@@ -59,16 +60,13 @@ export async function mcp(
   // is said after the handshake, so it can say once whether this host can ask its person.
   let announced: Promise<void> | undefined;
   const announce = () =>
-    announced ??= signer.identity().then(({ npub }) =>
+    announced ??= signer.identity().then(({ npub, pubkey }) =>
       log(
         `mcp: configured for relay ${command.relay.base} as ${npub}: ${configuredTools(command)}, ` +
           `offered when the relay lists them, and ${DIAGNOSE_TOOL}; ` +
-          oversightSummary(
-            command.oversight,
-            command.allowWrites,
-            "host",
-            canElicitForm(channel.capabilities),
-          ) +
+          writesSummary(command, canElicitForm(channel.capabilities)) +
+          listenSummary(command.listen) +
+          approvalsSummary(command.approvals, pubkey, command.oversight.confirmTimeoutMs / 1000) +
           (command.proxy ? `; through the proxy ${command.proxy.display}` : ""),
       ), stop);
   // The host's process is watched from the first answer or the first tools request, whichever
@@ -116,6 +114,18 @@ export async function mcp(
   if (!failure) await announce();
   if (failure) throw failure;
   return 0;
+}
+
+/** The oversight settings in words; with --confirm-via relay, the approvers answer, not the host. */
+function writesSummary(command: Extract<Command, { command: "mcp" }>, canElicit: boolean): string {
+  const room = command.approvals?.confirmViaRelay ? { room: command.approvals.homeRoom } : undefined;
+  return oversightSummary(
+    command.oversight,
+    command.allowWrites,
+    room ?? "host",
+    canElicit,
+    !!command.approvals,
+  );
 }
 
 /** What the exposure flags configured, in words. */

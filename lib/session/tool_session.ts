@@ -8,7 +8,7 @@ import { diagnoseTool } from "../diagnose/tool.ts";
 import { Facade } from "../facade/facade.ts";
 import type { Signer } from "../key/signer.ts";
 import type { AuditSink } from "../oversight/audit_log.ts";
-import type { AskPerson } from "../oversight/confirmation.ts";
+import type { Asker, AskPerson } from "../oversight/confirmation.ts";
 import { WriteBudget } from "../oversight/write_budget.ts";
 import { WriteGate } from "../oversight/write_gate.ts";
 import type { RelayClient } from "../relay/client.ts";
@@ -18,7 +18,7 @@ import type { LocalTool } from "../wire/mcp.ts";
 export interface OversightParts {
   /** With --confirm-writes: how the person is asked (the host under mcp, the terminal under call). */
   ask?: AskPerson;
-  where: "host" | "terminal";
+  where: Asker;
   audit?: AuditSink;
   /** The budget, when the session shares it with writes of its own (approval cards); else one is made. */
   budget?: WriteBudget;
