@@ -5,7 +5,7 @@
 
 import type { ApprovalSettings, ListenSettings } from "../listen/settings.ts";
 import { publicKeyHex } from "../wire/bech32.ts";
-import { type Flags, list, type Topic, UsageError } from "./flags.ts";
+import { type Flags, list, redactKeys, type Topic, UsageError } from "./flags.ts";
 
 export const LISTEN_FLAGS: Flags = {
   listen: { type: "string" },
@@ -23,6 +23,13 @@ function rooms(flag: string, value: string, topic: Topic): string[] {
   const named = [...new Set(list(value))];
   if (named.length === 0) {
     throw new UsageError(`${flag}: name at least one room, such as ${flag} general`, topic);
+  }
+  // An nsec is 63 of a-z and 0-9, a room id's letters: refused unshown, never sent as a filter.
+  if (named.some((room) => redactKeys(room) !== room)) {
+    throw new UsageError(
+      `${flag}: an item looks like a private key and is not shown: name rooms here`,
+      topic,
+    );
   }
   const bad = named.find((room) => !ROOM.test(room));
   if (bad !== undefined) {

@@ -44,6 +44,14 @@ const OVERSIGHT_FLAGS =
   --confirm-timeout S  how long the person has to answer (default ${DEFAULT_CONFIRM_TIMEOUT_SECONDS}); then the write is refused
   --max-writes N       at most N writes in this process (an upload counts as one)
   --audit-log FILE     append every write, signed or held back, to FILE as JSON Lines (created 0600)`;
+const LISTEN_FLAGS =
+  `  --listen a,b         the rooms whose events may reach the model (Claude Code's channel, tiny_inbox)
+  --allow-from KEYS    whose events (npub or hex, comma list); needed with --listen: nobody by default
+  --require-mention=false  every message of those rooms, not only mentions, replies and jobs naming the agent
+  --approvers KEYS     who may approve from the room (npub or hex): Claude Code's permission requests,
+                       and with --confirm-via relay the --confirm-writes questions, as signed answers
+  --home-room ROOM     where the approval cards are posted (with --approvers)
+  --confirm-via W      host (the host asks its person; default) or relay (a card in --home-room)`;
 const OVERSIGHT_USAGE = "[--confirm-writes [--confirm-timeout S]] [--max-writes N] [--audit-log FILE]";
 
 export const USAGE: Readonly<Record<Topic, string>> = {
@@ -67,6 +75,7 @@ Usage: tinyagent <command> [flags]
 Run 'tinyagent <command> --help' for a command's flags.`,
   mcp: `Usage: tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
          ${OVERSIGHT_USAGE}
+         [--listen a,b --allow-from KEYS [--require-mention=false]] [--approvers KEYS --home-room ROOM]
 
 Serves MCP over stdio to an agent host and forwards tool calls to the relay,
 signing each request (NIP-98) with the key in the environment variable NAME.
@@ -78,10 +87,12 @@ ${RELAY_FLAGS}
 ${EXPOSURE_FLAGS}
 ${OVERSIGHT_FLAGS}
 ${TIMEOUT_FLAG}
+${LISTEN_FLAGS}
   -h, --help           show this help
 
 ${toolListText()}
-tiny_diagnose is always offered: tinyagent answers it itself (see 'tinyagent diagnose').`,
+tiny_diagnose is always offered: tinyagent answers it itself (see 'tinyagent diagnose');
+with --listen, tiny_inbox too.`,
   rpc:
     `Usage: tinyagent rpc --relay URL [--key-env NAME] [--kinds 9,12] [--max-writes N] [--audit-log FILE] [--timeout SECONDS]
 

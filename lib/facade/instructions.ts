@@ -5,14 +5,16 @@
 
 export const MAX_INSTRUCTIONS_CHARS = 1200;
 
-const BASE = "These tools are a Nostr relay's, through tinyagent, which signs for this agent's key; the key " +
+const BASE =
+  "These tools are a Nostr relay's, through tinyagent, which signs for this agent's key; the key " +
   "never leaves it. If a call fails for access, call tiny_diagnose: it says why and what to do. An error " +
   "starting `permission:` means the relay's grant or the person's settings refused it: request_grant asks " +
   "the operator for more. A write whose outcome is unknown was sent once and not again: check with a read " +
   "tool whether it is there before calling the write tool again.";
 
 /** With --listen: where the events come from, and how to answer one. */
-const LISTENING = " Messages addressed to you in the rooms tinyagent listens to arrive as <channel> events where " +
+const LISTENING =
+  " Messages addressed to you in the rooms tinyagent listens to arrive as <channel> events where " +
   "the host shows them, and wait in tiny_inbox for every host (call it with wait to hold until one comes; " +
   "with channels you need not). Their attributes name the room, the thread, the event id, its kind and its " +
   "author. Answer with the write tools and those attributes: post_message to the room, reply_in_thread to " +

@@ -1,5 +1,5 @@
-// The admitted events not yet taken (the listen issue, point 3): oldest first,
-// bounded; past the bound the oldest go, and the next taker is told how many.
+// The admitted events not yet taken (the listen issue, point 3): oldest first
+// (by when they were made), bounded; past the bound the oldest go, and the next taker is told how many.
 // A taker may wait, bounded, for one to come. State only: no I/O.
 
 import type { ListenedEvent } from "./channel_message.ts";
@@ -18,8 +18,12 @@ export class Inbox {
     return this.#events.length;
   }
 
+  /** Keeps the events in the order they were made: a relay replays its history newest first. */
   push(event: ListenedEvent): void {
-    this.#events.push(event);
+    const at = Number(event.meta.created_at);
+    let index = this.#events.length;
+    while (index > 0 && Number(this.#events[index - 1].meta.created_at) > at) index--;
+    this.#events.splice(index, 0, event);
     if (this.#events.length > this.limit) {
       this.#events.shift();
       this.#dropped++;

@@ -9,7 +9,7 @@
 import type { ListenSettings } from "./settings.ts";
 import type { SignedEvent } from "../key/signer.ts";
 import type { RelayStream, StreamSubscription } from "../stream/relay_stream.ts";
-import { admission, type Audience, type DropReason, LISTEN_KINDS } from "./addressing.ts";
+import { admission, type Audience, type DropReason, LISTEN_KINDS, parentsOf } from "./addressing.ts";
 import { type ListenedEvent, listenedEvent } from "./channel_message.ts";
 import type { Inbox } from "./inbox.ts";
 
@@ -41,6 +41,8 @@ const LOOKUP_EVERY_MS = 200;
 const LOOKUP_BOUND_MS = 10_000;
 /** Events known to be the agent's or not, remembered at most. */
 const KNOWN_LIMIT = 20_000;
+/** History events held to be given oldest first, at most; past it, what is held goes at once. */
+const HISTORY_LIMIT = 1000;
 /** How often dropped events are counted on stderr. */
 const SAY_DROPS_EVERY_MS = 10_000;
 
@@ -49,8 +51,12 @@ export class Listener {
   #audience: Audience;
   #known = new Map<string, boolean>();
   #pending: SignedEvent[] = [];
+  /** Admitted events of the relay's history, until its end. */
+  #history: SignedEvent[] = [];
   #lookup: ReturnType<typeof setTimeout> | undefined;
-  #drops = new Map<DropReason | "parent not looked up", number>();
+  #drops = new Map<DropReason | "parent not looked up" | "an answer to an approval card", number>();
+  /** The approval cards this session posted: answers to them are tinyagent's to read, not the model's. */
+  #cards = new Set<string>();
   #dropTimer: ReturnType<typeof setTimeout> | undefined;
   #subscription: StreamSubscription | undefined;
   #live = false;
@@ -77,7 +83,8 @@ export class Listener {
         }
         this.#live = true;
       },
-      event: (event) => this.#take(event),
+      event: (event, stored) => this.#take(event, stored),
+      caughtUp: () => this.#flushHistory(),
       trouble: (message) => this.#options.log(`listen: ${message}`),
     });
   }
@@ -85,6 +92,12 @@ export class Listener {
   /** An event the agent signed elsewhere in this session: replies to it are addressed to the agent. */
   ownEvent(id: string): void {
     this.#remember(id, true);
+  }
+
+  /** An approval card this session posted (listen/approvals.ts): the answers to it never reach the model. */
+  cardPosted(id: string): void {
+    this.#cards.add(id);
+    if (this.#cards.size > KNOWN_LIMIT) this.#cards.delete(this.#cards.values().next().value!);
   }
 
   close(): void {
@@ -96,8 +109,12 @@ export class Listener {
   }
 
   /** One event from the relay; false asks the subscription to pause (the host's stdout is behind). */
-  #take(event: SignedEvent): boolean {
+  #take(event: SignedEvent, stored = false): boolean {
     if (event.pubkey === this.#audience.agent) this.#remember(event.id, true);
+    if (this.#cards.size > 0 && parentsOf(event).some((id) => this.#cards.has(id))) {
+      this.#count("an answer to an approval card");
+      return true;
+    }
     const verdict = admission(event, this.#audience, (id) => this.#known.get(id));
     if ("drop" in verdict) {
       this.#count(verdict.drop);
@@ -109,16 +126,36 @@ export class Listener {
       this.#lookup ??= setTimeout(() => void this.#lookUp(), LOOKUP_EVERY_MS);
       return true;
     }
-    return this.#deliver(event);
+    if (!stored) return this.#deliver(event);
+    // The relay's history comes newest first: held until its end, then given oldest first.
+    this.#history.push(event);
+    if (this.#history.length >= HISTORY_LIMIT) this.#flushHistory();
+    return true;
   }
 
+  /** The history held since the REQ, oldest first. */
+  #flushHistory(): void {
+    const events = this.#history.splice(0).sort((a, b) =>
+      a.created_at - b.created_at || (a.id < b.id ? -1 : 1)
+    );
+    void (async () => {
+      for (const event of events) if (!this.#send(event)) await this.#sendWhenDrained(event);
+    })();
+  }
+
+  /** Straight from the subscription: refused while the host is behind, which pauses the subscription. */
   #deliver(event: SignedEvent): boolean {
+    if (this.#send(event)) return true;
+    this.#options.log("listen: the host is not reading its stdout; the subscription waits until it does");
+    void this.#resumeWhenDrained(this.#options.channel!);
+    return false;
+  }
+
+  /** To the channel (when the host keeps up) and the inbox; false when the host is behind. */
+  #send(event: SignedEvent): boolean {
     const listened = listenedEvent(event, this.#options.npubOf);
     const channel = this.#options.channel;
-    if (channel && !channel.send(listened)) {
-      void this.#resumeWhenDrained(channel);
-      return false;
-    }
+    if (channel && !channel.send(listened)) return false;
     this.#options.inbox.push(listened);
     return true;
   }
@@ -172,8 +209,15 @@ export class Listener {
     const verdict = admission(event, this.#audience, (id) => this.#known.get(id) ?? false);
     if ("admit" in verdict) {
       // Taken from the subscription already: waits for the host's stdout rather than be lost.
-      if (!this.#deliver(event)) void this.#options.channel?.drained().then(() => this.#deliver(event));
+      if (!this.#send(event)) void this.#sendWhenDrained(event);
     } else if ("drop" in verdict) this.#count(verdict.drop);
+  }
+
+  async #sendWhenDrained(event: SignedEvent): Promise<void> {
+    while (!this.#closed) {
+      await this.#options.channel?.drained();
+      if (this.#send(event)) return;
+    }
   }
 
   #remember(id: string, agents: boolean): void {
@@ -182,7 +226,7 @@ export class Listener {
     if (this.#known.size > KNOWN_LIMIT) this.#known.delete(this.#known.keys().next().value!);
   }
 
-  #count(reason: DropReason | "parent not looked up"): void {
+  #count(reason: DropReason | "parent not looked up" | "an answer to an approval card"): void {
     this.#drops.set(reason, (this.#drops.get(reason) ?? 0) + 1);
     this.#dropTimer ??= setTimeout(() => {
       this.#dropTimer = undefined;

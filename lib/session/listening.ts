@@ -93,7 +93,14 @@ export function listening(
     budget,
     localTools: inbox ? [inboxTool(inbox, closed.signal)] : [],
     ...(approvals?.confirmViaRelay
-      ? { ask: async (question: string) => (await start()).ask!(question) }
+      ? {
+        // An AskPerson never rejects: approvals that cannot start refuse the write, saying why.
+        ask: (question: string) =>
+          start().then((started) => started.ask!(question), (error) => ({
+            action: "unable" as const,
+            why: `approvals from the room could not start (${(error as Error)?.message ?? error})`,
+          })),
+      }
       : {}),
     notifications: {
       bind: (lines) => writer = lines,

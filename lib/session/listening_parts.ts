@@ -77,7 +77,7 @@ export async function startListening(parts: ListeningParts): Promise<Started> {
       publish: { endpoint, signer, http, gate: cards },
       lifetimeMs: command.oversight.confirmTimeoutMs,
       verdict: parts.verdict,
-      ownEvent: (id) => listener?.ownEvent(id),
+      ownEvent: (id) => listener?.cardPosted(id),
       log,
     });
     closers.unshift(() => approvals!.close(), () => http.close());

@@ -15,8 +15,13 @@ import { SeenIds } from "./seen_ids.ts";
 export interface SubscriptionSink {
   /** Live on a new connection: its history follows, or has come. */
   connected(): void;
-  /** One event; false when it cannot be taken now: the subscription pauses until resumed. */
-  event(event: SignedEvent): boolean;
+  /**
+   * One event; false when it cannot be taken now: the subscription pauses until resumed. `stored`:
+   * it is part of the history the relay sends before its EOSE (newest first), not a live one.
+   */
+  event(event: SignedEvent, stored?: boolean): boolean;
+  /** The relay has sent the history of a REQ (its EOSE): what follows is live. */
+  caughtUp?(): void;
   /** Something the reader should know: the connection ended, the relay closed it, AUTH was refused. */
   trouble(message: string): void;
 }
@@ -47,6 +52,8 @@ export class SubscriptionReq implements Req {
   #closings = new Backoff();
   #quick: number[] = [];
   #stopped = false;
+  /** Between a REQ and its EOSE: the relay's history, not live events. */
+  #replaying = true;
 
   constructor(
     readonly id: string,
@@ -65,6 +72,7 @@ export class SubscriptionReq implements Req {
 
   sent(connection: RelayConnection): void {
     this.#connection = connection;
+    this.#replaying = true;
   }
 
   event(event: SignedEvent): void {
@@ -75,7 +83,7 @@ export class SubscriptionReq implements Req {
     }
     if (this.#seen.has(event.id) || !matchesFilter(event, this.filter)) return;
     this.#markConnected();
-    if (!this.#sink.event(event)) {
+    if (!this.#sink.event(event, this.#replaying)) {
       // Not taken: not marked as passed on, so the REQ sent on resuming brings it back.
       this.#paused = true;
       this.#held++;
@@ -86,7 +94,10 @@ export class SubscriptionReq implements Req {
   }
 
   eose(): void {
-    if (!this.#stopped) this.#markConnected();
+    if (this.#stopped) return;
+    this.#markConnected();
+    this.#replaying = false;
+    this.#sink.caughtUp?.();
   }
 
   closed(reason: string): void {

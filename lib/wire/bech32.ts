@@ -16,7 +16,10 @@ function polymod(values: number[]): number {
 }
 
 function expandedPrefix(prefix: string): number[] {
-  return [...prefix].map((c) => c.charCodeAt(0) >>> 5).concat(0, [...prefix].map((c) => c.charCodeAt(0) & 31));
+  return [...prefix].map((c) => c.charCodeAt(0) >>> 5).concat(
+    0,
+    [...prefix].map((c) => c.charCodeAt(0) & 31),
+  );
 }
 
 /** The bytes a bech32 string with `prefix` holds, or undefined when it is not one (a bad checksum, say). */
