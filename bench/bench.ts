@@ -15,10 +15,20 @@ import { payloads } from "./lib/payloads.ts";
 import { soak } from "./lib/soak.ts";
 import { remote } from "./lib/remote.ts";
 import { rpcBench } from "./lib/rpc.ts";
+import { listenBench } from "./lib/listen.ts";
 import { type BenchResult, environment, render, save } from "./lib/report.ts";
 import { MiB } from "./lib/stats.ts";
 
-const BENCHMARKS = ["overhead", "overhead-close", "startup", "payloads", "soak", "remote", "rpc"] as const;
+const BENCHMARKS = [
+  "overhead",
+  "overhead-close",
+  "startup",
+  "payloads",
+  "soak",
+  "remote",
+  "rpc",
+  "listen",
+] as const;
 type Name = (typeof BENCHMARKS)[number];
 
 const HELP = `Usage: deno task bench [flags]
@@ -39,6 +49,7 @@ const HELP = `Usage: deno task bench [flags]
   --remote-spawns N        remote: spawn samples per command and scenario (default 6, quick 2)
   --rpc-calls N            rpc: publishes and stream events per command (default 300, quick 40)
   --rpc-query N            rpc: stored events one query returns (default 10000, quick 1000)
+  --listen-events N        listen: events to each side, relay to stdout line (default 300, quick 40)
   --no-keepalive           the relay closes every connection in every benchmark (default: keep-alive;
                            overhead-close is the overhead benchmark with this setting)
   --out DIR                where JSON results go (default bench/results; the task may write only there)
@@ -64,6 +75,7 @@ const { values } = parseArgs({
     "remote-spawns": { type: "string" },
     "rpc-calls": { type: "string" },
     "rpc-query": { type: "string" },
+    "listen-events": { type: "string" },
     "no-keepalive": { type: "boolean", default: false },
     out: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
@@ -164,6 +176,14 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       warmup: values.quick ? 5 : 20,
       queryEvents: number("rpc-query", 10_000, 1000),
       memorySamples: values.quick ? 1 : 3,
+      log,
+    }),
+  listen: () =>
+    listenBench({
+      events: number("listen-events", 300, 40),
+      batch: values.quick ? 10 : 25,
+      warmup: values.quick ? 5 : 20,
+      limit: 1.1,
       log,
     }),
 };

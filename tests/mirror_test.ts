@@ -18,10 +18,18 @@ const WIRING: Record<string, string> = {
     "the mcp session: e2e/host_protocol_test, e2e/table_recovery_test, e2e/own_packages_test (the clear stop)",
   "session/tool_commands.ts": "tools and call as a user runs them; e2e/tool_commands_test",
   "session/tool_session.ts": "the one facade mcp, tools and call build; e2e/tool_commands_test compares them",
+  "session/listening.ts":
+    "what --listen and --approvers add to mcp: e2e/listen_test (the handshake, the channel, tiny_inbox), " +
+    "e2e/sdk_channel_test, robustness/listen_faults_test (the stdout pause)",
+  "session/listening_parts.ts":
+    "the relay side of listening, loaded after the first answer; e2e/listen_test, robustness/listen_faults_test",
+  "listen/settings.ts":
+    "types only: the listen and approval settings; cli/listen_args_test reads the flags into them",
   "session/deferred_facade.ts":
     "loads the relay side after the handshake; e2e/transport_test (one kept connection)",
   "session/lifecycle.ts": "the host's end (parent gone, SIGTERM/SIGINT); robustness/stdio_fuzz_test",
   "session/run.ts": "runs each command; the whole e2e/ suite",
+  "session/rpc.ts": "the rpc helper's session and call METHOD: e2e/rpc_*_test.ts, robustness/rpc_faults_test",
   "transport/exchange.ts":
     "the exchange types and tooLarge(); transport/http1_test and e2e/relay_protocol_test",
   "wire/identity.ts":
