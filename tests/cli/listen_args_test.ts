@@ -164,7 +164,8 @@ Deno.test("a bad key: named by its place, never echoed, whatever it is", () => {
     bytesToHex(SECRET).slice(0, 63),
     `${bytesToHex(SECRET)}00`,
     `npub1${NSEC.slice(5)}`,
-    nip19.npubEncode(A).slice(0, -1) + "q",
+    // The checksum's last character changed (to another one: a random key may end in either).
+    nip19.npubEncode(A).slice(0, -1) + (nip19.npubEncode(A).endsWith("q") ? "p" : "q"),
     "alice",
   ];
   for (const bad of bads) {
