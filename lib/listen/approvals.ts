@@ -28,7 +28,7 @@ export interface ApprovalsOptions {
   lifetimeMs: number;
   /** Tells Claude Code a permission request's verdict. */
   verdict(requestId: string, behavior: "allow" | "deny"): void;
-  /** A card the agent posted, for the listener (replies to it are addressed to the agent). */
+  /** A card the agent posted, for the listener: the answers to it are tinyagent's, kept from the model. */
   ownEvent(id: string): void;
   log(line: string): void;
   /** The clock, in ms (tests). */
