@@ -62,6 +62,14 @@ export class Listener {
   #live = false;
   #closed = false;
 
+  /** An admitted event's author is one of --allow-from: their npubs are spelled once, not per event. */
+  #npubs = new Map<string, string>();
+  #npubOf = (hex: string) => {
+    let npub = this.#npubs.get(hex);
+    if (npub === undefined) this.#npubs.set(hex, npub = this.#options.npubOf(hex));
+    return npub;
+  };
+
   constructor(options: ListenerOptions) {
     this.#options = options;
     const { settings, agent } = options;
@@ -153,7 +161,7 @@ export class Listener {
 
   /** To the channel (when the host keeps up) and the inbox; false when the host is behind. */
   #send(event: SignedEvent): boolean {
-    const listened = listenedEvent(event, this.#options.npubOf);
+    const listened = listenedEvent(event, this.#npubOf);
     const channel = this.#options.channel;
     if (channel && !channel.send(listened)) return false;
     this.#options.inbox.push(listened);
