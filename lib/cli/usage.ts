@@ -172,6 +172,7 @@ tool's. Exit status then: 0 a result, 1 an error (on stderr) or usage.`,
   config:
     `Usage: tinyagent config HOST --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
          ${OVERSIGHT_USAGE} [--name NAME] [--key-file FILE]
+         [--listen a,b --allow-from KEYS [--require-mention=false]] [--approvers KEYS --home-room ROOM]
 
 Prints the configuration HOST needs to start this tinyagent as an MCP server
 with these flags: its absolute path, the relay, the flags, and the key only as
@@ -186,6 +187,7 @@ ${RELAY_FLAGS}
 ${EXPOSURE_FLAGS}
 ${OVERSIGHT_FLAGS}
 ${TIMEOUT_FLAG}
+${LISTEN_FLAGS}
   --name NAME          the server's name in the host's configuration (default tiny)
   --key-file FILE      claude-desktop: the file with the NAME=<key> line it reads at start
                        (default $HOME/.hermes/.env)
