@@ -60,7 +60,7 @@ export class Signer {
         `holds a literal \${…} placeholder, not a key: the host that started tinyagent did not substitute ` +
           `it. Hermes substitutes it from its environment and ~/.hermes/.env (put ${variable}=<key> there); ` +
           `Claude Code from the environment claude runs in (export ${variable} before starting claude); ` +
-          `Claude Desktop substitutes nothing in "env" (the README shows how to read the key from a file)`,
+          `Claude Desktop substitutes nothing in "env" ('tinyagent config claude-desktop' prints an entry that reads the key from a file)`,
       );
     }
     if (/^["'`]|["'`]$/.test(text)) {
