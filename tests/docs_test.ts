@@ -1,23 +1,26 @@
 /**
- * The README works as written. Every ```sh block carries a marker on the line before it:
- *   <!-- readme-check: run -->                 run here, in README order, as one reader would
+ * The documentation works as written: the README, then docs/ and CONTRIBUTING.md in the order of
+ * tests/support/docs.ts, as one reader following along. Every ```sh block carries a marker on the line
+ * before it:
+ *   <!-- readme-check: run -->                 run here, in that order, as one reader would
  *   <!-- readme-check: covered by <file> -->   that test covers it (the file must exist)
  *   <!-- readme-check: not here: <why> -->     it cannot run on a development machine, and why
  * and the Claude Desktop configuration (```json, `host config`) is started exactly as a host would.
  * The run blocks get a fresh HOME, `tinyagent` on PATH from this checkout (the README's own link
  * line puts it there), this suite's Deno cache and npm cache, a `claude` that is Claude Code through
  * npx, and a free RELAY_PORT. The local-relay block then runs again, twice, with npm's `deno` (the
- * Node wrapper) first on PATH: it must stop its relay either way.
+ * Node wrapper) first on PATH: it must stop its relay either way. What the docs name (commands,
+ * flags, files, links) is checked in docs_names_test.ts.
  *
- * Run: deno test --allow-net=127.0.0.1 --allow-env --allow-run --allow-read --allow-write tests/readme_test.ts
+ * Run: deno test --allow-net=127.0.0.1 --allow-env --allow-run --allow-read --allow-write tests/docs_test.ts
  */
 import assert from "node:assert/strict";
 import { findOnPath, npmDeno } from "./support/npm_deno.ts";
 import { freePort, ROOT } from "./support/tinyagent.ts";
 import { CONTRACT_READ } from "./support/contract.ts";
 import { claudeEnv, claudeShim, denoDir, OFFLINE } from "./support/claude_code.ts";
+import { DOCS } from "./support/docs.ts";
 
-const README = `${ROOT}README.md`;
 const decoder = new TextDecoder();
 
 type Marker =
@@ -27,6 +30,8 @@ type Marker =
   | { kind: "host-config" };
 
 interface Block {
+  /** The doc it is in, relative to the checkout. */
+  doc: string;
   /** 1-based line of the opening fence. */
   line: number;
   lang: string;
@@ -48,7 +53,7 @@ export function parseMarker(words: string): Marker | string {
 }
 
 /** The fenced blocks of `markdown`, each with the marker on the last non-blank line before it. */
-export function fencedBlocks(markdown: string): { blocks: Block[]; errors: string[] } {
+export function fencedBlocks(markdown: string, doc = "README.md"): { blocks: Block[]; errors: string[] } {
   const lines = markdown.split("\n");
   const blocks: Block[] = [];
   const errors: string[] = [];
@@ -71,6 +76,7 @@ export function fencedBlocks(markdown: string): { blocks: Block[]; errors: strin
         break;
       }
       blocks.push({
+        doc,
         line: i + 1,
         lang: fence[1],
         text: lines.slice(i + 1, end).join("\n"),
@@ -86,14 +92,14 @@ export function fencedBlocks(markdown: string): { blocks: Block[]; errors: strin
     }
   }
   if (pending) errors.push(`line ${pending.line}: a readme-check marker with no block after it`);
-  return { blocks, errors };
+  return { blocks, errors: errors.map((error) => `${doc}: ${error}`) };
 }
 
 /** What is wrong with the blocks' markers: a shell block without one, a marker on the wrong block. */
 export function markerProblems(blocks: Block[], exists: (file: string) => boolean): string[] {
   const problems: string[] = [];
   for (const block of blocks) {
-    const at = `README.md:${block.line} (\`\`\`${block.lang})`;
+    const at = `${block.doc}:${block.line} (\`\`\`${block.lang})`;
     if (block.lang === "sh" && !block.marker) {
       problems.push(`${at}: a shell block without a readme-check marker`);
     }
@@ -119,13 +125,18 @@ function exists(file: string): boolean {
   }
 }
 
-async function readmeBlocks(): Promise<Block[]> {
-  const { blocks, errors } = fencedBlocks(await Deno.readTextFile(README));
-  assert.deepEqual(errors, []);
-  return blocks;
+/** The shell and JSON blocks of every doc, in reading order. */
+async function docBlocks(): Promise<Block[]> {
+  const all: Block[] = [];
+  for (const doc of DOCS) {
+    const { blocks, errors } = fencedBlocks(await Deno.readTextFile(`${ROOT}${doc}`), doc);
+    assert.deepEqual(errors, []);
+    all.push(...blocks);
+  }
+  return all;
 }
 
-Deno.test("README: marker rules", async (t) => {
+Deno.test("docs: marker rules", async (t) => {
   await t.step("a shell block without a marker, a stray marker and a missing file are found", () => {
     const { blocks, errors } = fencedBlocks(
       [
@@ -146,8 +157,8 @@ Deno.test("README: marker rules", async (t) => {
       ].join("\n"),
     );
     assert.deepEqual(errors, [
-      "line 9: a readme-check marker not directly before a block",
-      'line 11: unknown readme-check marker "sometimes"',
+      "README.md: line 9: a readme-check marker not directly before a block",
+      'README.md: line 11: unknown readme-check marker "sometimes"',
     ]);
     assert.deepEqual(markerProblems(blocks, () => false), [
       "README.md:1 (```sh): a shell block without a readme-check marker",
@@ -155,17 +166,37 @@ Deno.test("README: marker rules", async (t) => {
     ]);
   });
 
-  await t.step("the README follows them", async () => {
-    const blocks = await readmeBlocks();
+  await t.step("offline, a block loses its registry lines only, each said", () => {
+    assert.equal(
+      withoutRegistry("mkdir -p ~/.x\nclaude mcp list\nnpx -y tool\necho claude is here"),
+      "mkdir -p ~/.x\n: left out, it needs the npm registry\n: left out, it needs the npm registry\necho claude is here",
+    );
+  });
+
+  await t.step("the README gives the test command, the one .ci/run runs", async () => {
+    const readme = (await docBlocks()).filter((block) => block.doc === "README.md");
+    const command = readme.find((block) => /\btask test\b/.test(block.text))?.text.trim();
+    const run = (await Deno.readTextFile(`${ROOT}.ci/run`)).trimEnd().split("\n");
+    assert.equal(run.at(-1), command);
+  });
+
+  await t.step("every doc follows them", async () => {
+    const blocks = await docBlocks();
     assert.deepEqual(markerProblems(blocks, exists), []);
     assert.ok(blocks.filter((block) => block.marker?.kind === "run").length >= 5, "blocks are run");
     assert.equal(blocks.filter((block) => block.marker?.kind === "host-config").length, 1);
   });
 });
 
-/** The blocks a run needs the npm registry for: npx, and Claude Code through it. */
-function needsRegistry(block: Block): boolean {
-  return /\bnpx\b|^claude /m.test(block.text);
+/** The lines a run needs the npm registry for: npx, and Claude Code through it. */
+const NEEDS_REGISTRY = /\bnpx\b|^claude /;
+
+/** A block's text without the lines that need the registry, each left as a comment that says so. */
+export function withoutRegistry(text: string): string {
+  return text.split("\n").map((line) =>
+    NEEDS_REGISTRY.test(line) ? `: left out, it needs the npm registry` : line
+  )
+    .join("\n");
 }
 
 /** Whether something listens on the loopback port. */
@@ -183,7 +214,7 @@ function script(blocks: Block[]): string {
   return [
     "set -e",
     "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT",
-    ...blocks.map((block) => `echo "readme-check: README.md:${block.line}" >&2\n${block.text}`),
+    ...blocks.map((block) => `echo "readme-check: ${block.doc}:${block.line}" >&2\n${block.text}`),
   ].join("\n");
 }
 
@@ -248,11 +279,11 @@ async function startHostConfig(
 
 Deno.test({
   name:
-    "README: every run block runs as written, and the Claude Desktop entry starts with the key from its file",
+    "docs: every run block runs as written, in reading order, and the Claude Desktop entry starts with the key from its file",
   ignore: Deno.build.os === "windows",
   fn: async (t) => {
-    const blocks = await readmeBlocks();
-    const home = await Deno.makeTempDir({ prefix: "tinyagent-readme-" });
+    const blocks = await docBlocks();
+    const home = await Deno.makeTempDir({ prefix: "tinyagent-docs-" });
     const deno = Deno.execPath();
     const denoBin = deno.slice(0, deno.lastIndexOf("/"));
     try {
@@ -267,9 +298,8 @@ Deno.test({
         DENO_DIR: await denoDir(),
         ...claudeEnv(),
       };
-      const run = blocks.filter((block) =>
-        block.marker?.kind === "run" && !(OFFLINE && needsRegistry(block))
-      );
+      const run = blocks.filter((block) => block.marker?.kind === "run")
+        .map((block) => OFFLINE ? { ...block, text: withoutRegistry(block.text) } : block);
       const signal = AbortSignal.timeout(300_000);
       const result = await sh(script(run), env, signal);
       const output = `${result.stdout}\n${result.stderr}`;
@@ -281,7 +311,7 @@ Deno.test({
         assert.equal(result.code, 0, output.slice(-6000));
       });
 
-      await t.step("each did what the README says", async () => {
+      await t.step("each did what its doc says", async () => {
         assert.match(key, /^[0-9a-f]{64}$/, "keygen appended a key line to ~/.hermes/.env");
         assert.equal(
           (await Deno.stat(`${home}/.hermes/.env`)).mode! & 0o777,
@@ -305,12 +335,17 @@ Deno.test({
         assert.match(result.stdout, /"accepted":true/, "tinyagent call, a write signed and published");
         assert.ok(!await listening(relayPort), "the README's kill stopped the relay: its port is free");
         assert.match(result.stdout, /relay received \d+ signed POSTs; tinyagent exited 0/, "the demo");
+        // docs/hermes-plugin.md: the helper's wrapper, named for the plugin, passed its flags on.
+        const hermesEnv = (await Deno.readTextFile(`${home}/.hermes/.env`)).split("\n");
+        assert.ok(
+          hermesEnv.includes(`TINY_CLI_PATH=${home}/.local/bin/tinyagent-hermes`),
+          "the wrapper is named",
+        );
+        assert.equal((await Deno.stat(`${home}/.tinyagent/hermes.jsonl`)).mode! & 0o777, 0o600);
         if (!OFFLINE) {
-          assert.match(
-            result.stdout,
-            /tiny: tinyagent mcp --relay https:\/\/relay\.example\.test - ✔ Connected/,
-          );
-          // "Keeping an agent's writes in check": the same server with every oversight flag connects,
+          // The README's first try: Claude Code connected to the local relay.
+          assert.match(result.stdout, /tiny: tinyagent mcp --relay http:\/\/127\.0\.0\.1:\d+ - ✔ Connected/);
+          // docs/oversight.md: the same server with every oversight flag connects,
           // and its audit log was created where the line says, readable by the reader alone.
           const log = `${home}/.tinyagent/audit.jsonl`;
           assert.ok(
@@ -358,14 +393,15 @@ Deno.test({
         ignore: findOnPath("node") === null,
         fn: async () => {
           const block = blocks.find((candidate) => candidate.text.includes("deno task relay"))!;
-          // The block needs the key in the shell, as the README's earlier export line puts it there.
+          // The block needs the key in the shell, as the README's earlier export line puts it there;
+          // its Claude Code lines have run once already and are not what this step is about.
           const exportKey = blocks.flatMap((candidate) => candidate.text.split("\n"))
             .find((line) => line.startsWith('export "$(grep'))!;
           const npm = await npmDeno(`${home}/npm-deno`, "beside bin.cjs");
           const wrapped = { ...env, PATH: `${npm.binDir}:${env.PATH}` };
           for (const attempt of [1, 2]) {
             const again = await sh(
-              `set -e\n${exportKey}\n${block.text}`,
+              `set -e\n${exportKey}\n${withoutRegistry(block.text)}`,
               wrapped,
               AbortSignal.timeout(120_000),
             );

@@ -1,5 +1,5 @@
 // The architecture, checked: lib/ is folders, each a layer, and every import points down (or
-// stays in its folder), with no module cycle. The order is the README's ("How it is built").
+// stays in its folder), with no module cycle. The order is docs/architecture.md's.
 
 import assert from "node:assert/strict";
 
@@ -80,15 +80,11 @@ Deno.test("no module cycle in lib/", () => {
   assert.deepEqual(cycles, []);
 });
 
-Deno.test("the README's 'How it is built' names every module in lib/, and only those", async () => {
-  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
-  const start = readme.indexOf("\n## How it is built\n");
-  assert.ok(start !== -1, "the README has a 'How it is built' section");
-  const end = readme.indexOf("\n## ", start + 1);
-  const section = readme.slice(start, end === -1 ? undefined : end);
+Deno.test("docs/architecture.md names every module in lib/, and only those", async () => {
+  const section = await Deno.readTextFile(new URL("../docs/architecture.md", import.meta.url));
   const named = new Set([...section.matchAll(/`lib\/([a-z_]+\/[a-z0-9_]+\.ts)`/g)].map((match) => match[1]));
   const files = libFiles();
-  assert.deepEqual(files.filter((file) => !named.has(file)), [], "in lib/ but not in the README's table");
+  assert.deepEqual(files.filter((file) => !named.has(file)), [], "in lib/ but not in docs/architecture.md");
   assert.deepEqual(
     [...named].filter((file) => !files.includes(file)).sort(),
     [],

@@ -82,7 +82,7 @@ Deno.test("call METHOD: one helper method, its result one line of JSON; an error
       assert.match(stderr, /private key/);
     });
     await t.step(
-      "diagnose with the plugin's kinds, and rpc with one line on stdin, as the README shows",
+      "diagnose with the plugin's kinds, and rpc with one line on stdin, as docs/hermes-plugin.md shows",
       async () => {
         const report = await call("diagnose", '{"rooms":["general"],"kinds":[9,12,43002,43003,43004,43006]}');
         assert.equal(report.code, 0, report.stderr);

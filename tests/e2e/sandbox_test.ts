@@ -1,7 +1,7 @@
 // The sandbox, proved from inside: under the shipped flags the facade works
 // end to end, while code running where it runs reaches nothing but the
 // relay's host:port and the key variable. Narrower and broader launches
-// behave as the README says.
+// behave as docs/security.md says.
 
 import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";

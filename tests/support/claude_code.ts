@@ -1,5 +1,5 @@
 // Claude Code, the real CLI, as the tests run it: through npx at a pinned version, in a fresh HOME,
-// with nothing sent anywhere but the npm registry. Shared by the README's run blocks and
+// with nothing sent anywhere but the npm registry. Shared by the docs' run blocks and
 // `tinyagent config claude-code`'s line.
 
 /** The Claude Code the tests run (`claude mcp add` and `claude mcp list`). */

@@ -218,6 +218,6 @@ export type ContractFailureClass = (typeof FAILURE_CLASSES)[number];
 
 /**
  * What `initialize` announces. Beyond facade.md's `{"tools": {}}`: tinyagent tells the host when the
- * tool table changes (notifications/tools/list_changed), as the README's Choices say.
+ * tool table changes (notifications/tools/list_changed), as docs/choices.md says.
  */
 export const ANNOUNCED_CAPABILITIES = { tools: { listChanged: true } } as const;
