@@ -16,6 +16,7 @@ import type { RelayStream, StreamSubscription } from "../stream/relay_stream.ts"
 import type { JsonObject } from "../wire/mcp.ts";
 import * as cards from "./cards.ts";
 import type { ApprovalSettings } from "./settings.ts";
+import { Tally } from "./tally.ts";
 
 export interface ApprovalsOptions {
   settings: ApprovalSettings;
@@ -69,8 +70,11 @@ export class Approvals {
   /** Events already decided, newest last. */
   #taken = new Set<string>();
   #subscription: StreamSubscription | undefined;
-  #ignored = new Map<string, number>();
-  #sayTimer: ReturnType<typeof setTimeout> | undefined;
+  #ignored = new Tally<string>(
+    (total, parts) =>
+      this.#options.log(`approvals: ${total} event(s) in answer to cards changed nothing: ${parts}`),
+    SAY_IGNORED_EVERY_MS,
+  );
   #stop = new AbortController();
   #closed = false;
 
@@ -124,8 +128,7 @@ export class Approvals {
     }
     this.#open.clear();
     this.#early = [];
-    clearTimeout(this.#sayTimer);
-    this.#sayIgnored();
+    this.#ignored.close();
   }
 
   /** Posts a card for `asked` (`args` name it in its receipt and audit entry) and waits for how it ends. */
@@ -226,14 +229,14 @@ export class Approvals {
     if (id === undefined) {
       const settled = named.map((id) => this.#settled.get(id)).find((how) => how !== undefined);
       const names = { answered: "for a card answered already", expired: "for an expired card" };
-      return this.#count(settled ? names[settled] : "for no open card");
+      return this.#ignored.count(settled ? names[settled] : "for no open card");
     }
     const verdict = cards.answerVerdict(this.#open.get(id)!.event, event, {
       approvers: this.#options.settings.approvers,
       agent: this.#options.agent,
       now: Math.floor(this.#now() / 1000),
     });
-    if ("refused" in verdict) return this.#count(verdict.refused);
+    if ("refused" in verdict) return this.#ignored.count(verdict.refused);
     this.#settle(id, "answered", { choice: verdict.option as cards.Choice, answer: event });
   }
 
@@ -259,22 +262,6 @@ export class Approvals {
         `approvals: the expiry of card ${id} could not be said in its thread: ${published.error}`,
       );
     });
-  }
-
-  #count(reason: string): void {
-    this.#ignored.set(reason, (this.#ignored.get(reason) ?? 0) + 1);
-    this.#sayTimer ??= setTimeout(() => {
-      this.#sayTimer = undefined;
-      this.#sayIgnored();
-    }, SAY_IGNORED_EVERY_MS);
-  }
-
-  #sayIgnored(): void {
-    if (this.#ignored.size === 0) return;
-    const total = [...this.#ignored.values()].reduce((sum, n) => sum + n, 0);
-    const parts = [...this.#ignored].map(([reason, n]) => `${n} ${reason}`).join(", ");
-    this.#options.log(`approvals: ${total} event(s) in answer to cards changed nothing: ${parts}`);
-    this.#ignored.clear();
   }
 
   #now(): number {

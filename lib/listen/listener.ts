@@ -12,6 +12,7 @@ import type { RelayStream, StreamSubscription } from "../stream/relay_stream.ts"
 import { admission, type Audience, type DropReason, LISTEN_KINDS, parentsOf } from "./addressing.ts";
 import { type ListenedEvent, listenedEvent } from "./channel_message.ts";
 import type { Inbox } from "./inbox.ts";
+import { Tally } from "./tally.ts";
 
 /** How the host is told of an event: false when its stdout is behind; `drained` resolves once it caught up. */
 export interface ChannelOut {
@@ -54,10 +55,12 @@ export class Listener {
   /** Admitted events of the relay's history, until its end. */
   #history: SignedEvent[] = [];
   #lookup: ReturnType<typeof setTimeout> | undefined;
-  #drops = new Map<DropReason | "parent not looked up" | "an answer to an approval card", number>();
+  #drops = new Tally<DropReason | "parent not looked up" | "an answer to an approval card">(
+    (total, parts) => this.#options.log(`listen: ${total} event(s) kept from the model: ${parts}`),
+    SAY_DROPS_EVERY_MS,
+  );
   /** The approval cards this session posted: answers to them are tinyagent's to read, not the model's. */
   #cards = new Set<string>();
-  #dropTimer: ReturnType<typeof setTimeout> | undefined;
   #subscription: StreamSubscription | undefined;
   #live = false;
   #closed = false;
@@ -112,24 +115,23 @@ export class Listener {
     this.#closed = true;
     this.#subscription?.stop();
     clearTimeout(this.#lookup);
-    clearTimeout(this.#dropTimer);
-    this.#sayDrops();
+    this.#drops.close();
   }
 
   /** One event from the relay; false asks the subscription to pause (the host's stdout is behind). */
   #take(event: SignedEvent, stored = false): boolean {
     if (event.pubkey === this.#audience.agent) this.#remember(event.id, true);
     if (this.#cards.size > 0 && parentsOf(event).some((id) => this.#cards.has(id))) {
-      this.#count("an answer to an approval card");
+      this.#drops.count("an answer to an approval card");
       return true;
     }
     const verdict = admission(event, this.#audience, (id) => this.#known.get(id));
     if ("drop" in verdict) {
-      this.#count(verdict.drop);
+      this.#drops.count(verdict.drop);
       return true;
     }
     if ("parents" in verdict) {
-      if (this.#pending.length >= MAX_PENDING) this.#count("parent not looked up");
+      if (this.#pending.length >= MAX_PENDING) this.#drops.count("parent not looked up");
       else this.#pending.push(event);
       this.#lookup ??= setTimeout(() => void this.#lookUp(), LOOKUP_EVERY_MS);
       return true;
@@ -218,7 +220,7 @@ export class Listener {
     if ("admit" in verdict) {
       // Taken from the subscription already: waits for the host's stdout rather than be lost.
       if (!this.#send(event)) void this.#sendWhenDrained(event);
-    } else if ("drop" in verdict) this.#count(verdict.drop);
+    } else if ("drop" in verdict) this.#drops.count(verdict.drop);
   }
 
   async #sendWhenDrained(event: SignedEvent): Promise<void> {
@@ -232,21 +234,5 @@ export class Listener {
     this.#known.delete(id);
     this.#known.set(id, agents);
     if (this.#known.size > KNOWN_LIMIT) this.#known.delete(this.#known.keys().next().value!);
-  }
-
-  #count(reason: DropReason | "parent not looked up" | "an answer to an approval card"): void {
-    this.#drops.set(reason, (this.#drops.get(reason) ?? 0) + 1);
-    this.#dropTimer ??= setTimeout(() => {
-      this.#dropTimer = undefined;
-      this.#sayDrops();
-    }, SAY_DROPS_EVERY_MS);
-  }
-
-  #sayDrops(): void {
-    if (this.#drops.size === 0) return;
-    const total = [...this.#drops.values()].reduce((sum, n) => sum + n, 0);
-    const parts = [...this.#drops].map(([reason, n]) => `${n} ${reason}`);
-    this.#options.log(`listen: ${total} event(s) kept from the model: ${parts.join(", ")}`);
-    this.#drops.clear();
   }
 }
