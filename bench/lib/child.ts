@@ -121,23 +121,7 @@ export class LineChild {
   }
 
   async #readStdout(): Promise<void> {
-    let parts: Uint8Array[] = [];
-    for await (const chunk of this.process.stdout) {
-      let start = 0;
-      for (;;) {
-        const newline = chunk.indexOf(0x0a, start);
-        if (newline === -1) {
-          if (start < chunk.length) parts.push(chunk.slice(start));
-          break;
-        }
-        const at = performance.now();
-        parts.push(chunk.subarray(start, newline));
-        // A line within one chunk is passed on as it is, not copied.
-        this.#deliver({ bytes: parts.length === 1 ? parts[0] : concatBytes(...parts), at });
-        parts = [];
-        start = newline + 1;
-      }
-    }
+    await timedLines(this.process.stdout, (line) => this.#deliver(line));
     this.#ended = true;
     for (const waiter of this.#waiters.splice(0)) waiter(undefined);
   }
@@ -225,4 +209,27 @@ export function resultOf(line: Line): Record<string, unknown> {
   const message = JSON.parse(new TextDecoder().decode(line.bytes));
   if (!message.result) throw new Error(`not a result: ${JSON.stringify(message).slice(0, 500)}`);
   return message.result;
+}
+
+/** Each line of `stream` with the moment its newline arrived; a line within one chunk is not copied. */
+export async function timedLines(
+  stream: ReadableStream<Uint8Array>,
+  deliver: (line: Line) => void,
+): Promise<void> {
+  let parts: Uint8Array[] = [];
+  for await (const chunk of stream) {
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(0x0a, start);
+      if (newline === -1) {
+        if (start < chunk.length) parts.push(chunk.slice(start));
+        break;
+      }
+      const at = performance.now();
+      parts.push(chunk.subarray(start, newline));
+      deliver({ bytes: parts.length === 1 ? parts[0] : concatBytes(...parts), at });
+      parts = [];
+      start = newline + 1;
+    }
+  }
 }

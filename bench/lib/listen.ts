@@ -4,9 +4,8 @@
 // between them in batches. (The per-call overhead of mcp without --listen is the overhead benchmark's.)
 
 import { finalizeEvent, generateSecretKey, getPublicKey, type NostrEvent } from "nostr-tools/pure";
-import { concatBytes } from "@noble/hashes/utils.js";
 import { command } from "../../tests/support/tinyagent.ts";
-import { type ChildSpec, type Line, LineChild, spawnOptions } from "./child.ts";
+import { type ChildSpec, type Line, LineChild, spawnOptions, timedLines } from "./child.ts";
 import { fixture, INITIALIZE_PARAMS, requestLine } from "./fixture.ts";
 import type { BenchResult, Target } from "./report.ts";
 import { ms, ratioInterval, summarize, times } from "./stats.ts";
@@ -45,25 +44,11 @@ class ListenChild {
   }
 
   async #readStdout(): Promise<void> {
-    let parts: Uint8Array[] = [];
-    for await (const chunk of this.process.stdout) {
-      let start = 0;
-      for (;;) {
-        const newline = chunk.indexOf(0x0a, start);
-        if (newline === -1) {
-          if (start < chunk.length) parts.push(chunk.slice(start));
-          break;
-        }
-        const at = performance.now();
-        parts.push(chunk.subarray(start, newline));
-        const line = { bytes: parts.length === 1 ? parts[0] : concatBytes(...parts), at };
-        parts = [];
-        start = newline + 1;
-        const waiter = this.#waiters.shift();
-        if (waiter) waiter(line);
-        else this.#lines.push(line);
-      }
-    }
+    await timedLines(this.process.stdout, (line) => {
+      const waiter = this.#waiters.shift();
+      if (waiter) waiter(line);
+      else this.#lines.push(line);
+    });
     this.#ended = true;
     for (const waiter of this.#waiters.splice(0)) waiter(undefined);
   }
