@@ -47,6 +47,10 @@ export interface ConnectionHost {
 
 /** Notices are the relay's words for a person; a connection says at most this many on stderr. */
 const NOTICES_SAID = 5;
+/** How long the relay has to answer our AUTH before the connection is given up as not answering. */
+const AUTH_ANSWER_MS = 10_000;
+/** Challenges answered on one connection, at most: a relay cannot make the key sign without end. */
+const AUTH_PER_CONNECTION = 5;
 
 /**
  * The most bytes `text` takes once written out: its UTF-8, and five more for each character the
@@ -82,6 +86,8 @@ export class RelayConnection {
   #authPending: string | undefined;
   #challenged = false;
   #authenticated = false;
+  #authTimer: ReturnType<typeof setTimeout> | undefined;
+  #auths = 0;
   #upSince = Date.now();
   #notices = 0;
   /** When the relay last sent a message; 0: never. */
@@ -164,6 +170,7 @@ export class RelayConnection {
       if (message.type === "text") this.#handle(message.text);
     }
     this.#done = true;
+    clearTimeout(this.#authTimer);
     const ended = await this.#socket.ended;
     if (this.#badEvents > 0) {
       this.#host.log(`dropped ${this.#badEvents} events with a bad shape or signature`);
@@ -204,8 +211,13 @@ export class RelayConnection {
     }
   }
 
-  /** Signs the AUTH event for `challenge` and sends it; REQs wait for the relay's answer. */
+  /**
+   * Signs the AUTH event for `challenge` and sends it; REQs wait for the relay's answer, for a bounded
+   * time. A challenge while one is being answered, or past the few a connection answers, is ignored.
+   */
   async #answer(challenge: unknown): Promise<void> {
+    if (this.#authPending !== undefined || this.#auths >= AUTH_PER_CONNECTION) return;
+    this.#auths++;
     this.#challenged = true;
     if (typeof challenge !== "string") {
       for (const req of this.#host.reqs()) req.refused("invalid AUTH challenge");
@@ -220,6 +232,11 @@ export class RelayConnection {
       );
       this.#authPending = event.id;
       this.#send(authFrame(event));
+      this.#authTimer = setTimeout(() => {
+        if (this.#authPending === event.id) {
+          this.#socket.abort(`the relay did not answer our AUTH within ${AUTH_ANSWER_MS / 1000} s`);
+        }
+      }, AUTH_ANSWER_MS);
     } catch (error) {
       // tinyagent's own signing code failed to load: said, and the connection given up.
       this.#host.log(`cannot answer the relay's AUTH: ${(error as Error)?.message ?? error}`);
@@ -229,6 +246,7 @@ export class RelayConnection {
 
   #authAnswered(accepted: boolean, reason: string): void {
     this.#authPending = undefined;
+    clearTimeout(this.#authTimer);
     if (!accepted) {
       for (const req of this.#host.reqs()) req.refused(reason);
       this.#socket.close(1000, "AUTH refused");

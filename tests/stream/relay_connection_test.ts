@@ -484,3 +484,33 @@ Deno.test("a second challenge on the same connection is answered, and the REQs s
     assert.equal(connection.authenticated, true);
   });
 });
+
+Deno.test("challenges while an AUTH is pending are not answered, and a connection answers at most 5", async () => {
+  const q = new FakeReq("q1");
+  await session([q], async ({ socket }) => {
+    await socket.next("REQ");
+    for (let i = 0; i < 50; i++) socket.send(["AUTH", `flood ${i}`]);
+    const first = await answerAuth(socket, true);
+    assert.deepEqual(first.tags[1], ["challenge", "flood 0"], "the first challenge, and only it, answered");
+    await within(5000, "REQ again", socket.next("REQ"));
+    for (let round = 1; round < 8; round++) {
+      socket.send(["AUTH", `again ${round}`]);
+      if (round < 5) await answerAuth(socket, true);
+    }
+    socket.send(["EOSE", "q1"]);
+    await within(5000, "EOSE", q.told("eose"));
+    assert.equal(socket.all("AUTH").length, 5, "five AUTH events signed on this connection, no more");
+  });
+});
+
+Deno.test("an AUTH the relay never answers gives the connection up within 10 s, saying so", async () => {
+  const q = new FakeReq("q1");
+  await session([q], async ({ socket, host }) => {
+    await socket.next("REQ");
+    socket.send(["AUTH", "c1"]);
+    await within(5000, "the AUTH event", socket.next("AUTH"));
+    const { why } = await within(15_000, "the end", host.end);
+    assert.match(why, /did not answer our AUTH within 10 s/);
+    assert.deepEqual(q.said, ["sent"], "nothing passed while the AUTH waited");
+  });
+});
