@@ -87,7 +87,7 @@ export class RelayStream implements ConnectionHost {
   subscribe(filter: unknown, sink: SubscriptionSink): StreamSubscription {
     const subscription = new SubscriptionReq(`s${this.#next++}`, filter, sink, {
       resend: (req) => {
-        if (!req.stopped && this.#reqs.has(req.id)) this.#connection?.request(req);
+        if (!req.stopped && !req.paused && this.#reqs.has(req.id)) this.#connection?.request(req);
       },
       cancel: (id) => this.#connection?.cancel(id),
       later: (task, ms) => this.#later(task, ms),
@@ -122,7 +122,8 @@ export class RelayStream implements ConnectionHost {
   }
 
   reqs(): Iterable<Req> {
-    return [...this.#reqs.values()];
+    // A paused subscription's REQ goes when it resumes: a new connection does not replay into it.
+    return [...this.#reqs.values()].filter((req) => !(req instanceof SubscriptionReq && req.paused));
   }
 
   log(line: string): void {

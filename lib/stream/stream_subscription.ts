@@ -52,6 +52,8 @@ export class SubscriptionReq implements Req {
   #closings = new Backoff();
   #quick: number[] = [];
   #stopped = false;
+  /** A REQ is to go again after a wait: the relay's further closings change nothing till then. */
+  #waiting = false;
   /** Between a REQ and its EOSE: the relay's history, not live events. */
   #replaying = true;
 
@@ -68,6 +70,11 @@ export class SubscriptionReq implements Req {
 
   get stopped(): boolean {
     return this.#stopped;
+  }
+
+  /** Paused: its REQ goes again when it resumes, not on a new connection before that. */
+  get paused(): boolean {
+    return this.#paused;
   }
 
   sent(connection: RelayConnection): void {
@@ -101,7 +108,9 @@ export class SubscriptionReq implements Req {
   }
 
   closed(reason: string): void {
-    if (this.#stopped) return;
+    // Paused, it asks again when it resumes; waiting, it asks again when the wait ends: a relay that
+    // floods CLOSED costs one wait, not a timer and a line each.
+    if (this.#stopped || this.#paused || this.#waiting) return;
     const now = Date.now();
     this.#quick = this.#quick.filter((at) => now - at < QUICK_WINDOW_MS);
     if (/subscribe again/i.test(reason) && this.#quick.length < QUICK_RESENDS) {
@@ -111,7 +120,11 @@ export class SubscriptionReq implements Req {
     }
     const wait = this.#closings.next();
     this.#sink.trouble(`the relay closed the subscription: ${reason}; subscribing again in ${wait / 1000} s`);
-    this.#control.later(() => this.#control.resend(this), wait);
+    this.#waiting = true;
+    this.#control.later(() => {
+      this.#waiting = false;
+      if (!this.#paused) this.#control.resend(this);
+    }, wait);
   }
 
   refused(reason: string): void {

@@ -390,6 +390,25 @@ Deno.test("a sink that refuses pauses the subscription at the relay; resume asks
   });
 });
 
+Deno.test("a paused subscription is not sent on a new connection until it resumes", async () => {
+  await withStream(async ({ relay, stream }) => {
+    relay.onOpen = (socket) => answerReqs(socket, () => [signed("a")]);
+    const sink = new Sink();
+    sink.taking = false;
+    const subscription = stream.subscribe({ kinds: [9] }, sink);
+    const first = await relay.connection(1);
+    await within(5000, "the CLOSE", first.next("CLOSE"));
+    stream.query([{ kinds: [1] }], AbortSignal.timeout(5000)).catch(() => {}); // keeps a connection wanted
+    first.close(1012, "service restart");
+    const second = await within(10_000, "the second connection", relay.connection(2));
+    await tick(200);
+    assert.equal(second.all("REQ").filter(([, id]) => id === first.all("REQ")[0][1]).length, 0);
+    sink.taking = true;
+    subscription.resume();
+    await until(5000, "the REQ, on resuming", () => sink.said.includes("event a"));
+  });
+});
+
 Deno.test("an aborted query on a connection silent since its REQ gives that connection up", async () => {
   await withStream(async ({ relay, stream }) => {
     const controller = new AbortController();

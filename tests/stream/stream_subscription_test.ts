@@ -214,10 +214,19 @@ Deno.test('"subscribe again" is answered at once, at most 5 times in 10 s; then 
     }
     assert.deepEqual(control.fresh(), Array(5).fill("resend s1"));
     assert.deepEqual(sink.fresh(), [], "answered at once, nothing to say");
-    req.closed(reason);
-    req.closed("blocked: relay policy changed; Subscribe Again");
-    req.closed(reason);
-    assert.deepEqual(control.fresh(), ["later 1000", "later 2000", "later 4000"]);
+    // Each wait's task sends the REQ again; the relay's next closing waits longer.
+    for (const closing of [reason, "blocked: relay policy changed; Subscribe Again", reason]) {
+      req.closed(closing);
+      control.runWait();
+    }
+    assert.deepEqual(control.fresh(), [
+      "later 1000",
+      "resend s1",
+      "later 2000",
+      "resend s1",
+      "later 4000",
+      "resend s1",
+    ]);
     assert.deepEqual(
       sink.fresh(),
       [1, 2, 4].map((s) =>
@@ -226,9 +235,6 @@ Deno.test('"subscribe again" is answered at once, at most 5 times in 10 s; then 
         }; subscribing again in ${s} s`
       ),
     );
-    // A wait's task sends the REQ again.
-    control.runWait();
-    assert.deepEqual(control.fresh(), ["resend s1"]);
     // Once the quick ones are 10 s old, a "subscribe again" is answered at once again.
     clock.now += 10_000;
     req.closed(reason);
@@ -243,17 +249,34 @@ Deno.test("any other closing waits 1, 2, 4 … 30 s, each said with its reason a
   req.eose();
   sink.fresh();
   const waits = [1, 2, 4, 8, 16, 30, 30];
-  for (const _ of waits) req.closed("error: query failed: slow consumer");
-  assert.deepEqual(control.fresh(), waits.map((s) => `later ${s * 1000}`));
+  for (const _ of waits) {
+    req.closed("error: query failed: slow consumer");
+    control.runWait();
+  }
+  assert.deepEqual(control.fresh(), waits.flatMap((s) => [`later ${s * 1000}`, "resend s1"]));
   assert.deepEqual(
     sink.fresh(),
     waits.map((s) =>
       `trouble: the relay closed the subscription: error: query failed: slow consumer; subscribing again in ${s} s`
     ),
   );
-  assert.equal(control.waits.length, waits.length);
+});
+
+Deno.test("closings while a wait is pending, or while paused, change nothing: a flood costs one wait", () => {
+  const { sink, control, req } = start();
+  req.sent(connection("c1"));
+  req.eose();
+  sink.fresh();
+  for (let i = 0; i < 100_000; i++) req.closed("error: flood");
+  assert.deepEqual(control.fresh(), ["later 1000"]);
+  assert.equal(sink.fresh().length, 1, "one line said");
+  sink.taking = false;
   control.runWait();
-  assert.deepEqual(control.fresh(), ["resend s1"]);
+  req.event(event(1)); // refused: paused
+  control.fresh();
+  req.closed("error: while paused");
+  assert.deepEqual(control.fresh(), [], "paused: the REQ goes again when it resumes");
+  assert.equal(req.paused, true);
 });
 
 Deno.test("the closings' waits start again at 1 s once a new connection is live", () => {
@@ -261,13 +284,16 @@ Deno.test("the closings' waits start again at 1 s once a new connection is live"
   req.sent(connection("c1"));
   req.eose();
   req.closed("error: one");
+  control.runWait();
   req.closed("error: two");
-  assert.deepEqual(control.fresh(), ["later 1000", "later 2000"]);
+  control.runWait();
+  assert.deepEqual(control.fresh(), ["later 1000", "resend s1", "later 2000", "resend s1"]);
   req.sent(connection("c2"));
   req.closed("error: before connected"); // not live yet on c2: the waits go on growing
+  control.runWait();
   req.eose();
   req.closed("error: three");
-  assert.deepEqual(control.fresh(), ["later 4000", "later 1000"]);
+  assert.deepEqual(control.fresh(), ["later 4000", "resend s1", "later 1000"]);
   assert.equal(sink.said.filter((line) => line === "connected").length, 2);
 });
 
