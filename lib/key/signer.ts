@@ -5,10 +5,8 @@
 // names the variable and never its value.
 
 import { loadNostr } from "./stack.ts";
+import { inKeyRange } from "./curve.ts";
 import { AUTH_KIND, authorizationHeader, proofTags } from "./nip98.ts";
-
-/** The order of secp256k1's group: a private key is a scalar in [1, n-1]. */
-const CURVE_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 /** The public half of the key, in both spellings. */
 export interface Identity {
@@ -71,25 +69,24 @@ export class Signer {
     }
     const secretKey = await decodeKey(text);
     if (!secretKey) return refusal("is not a private key: expected 64 hex characters or an nsec1… key");
-    // A range check, not a derivation: the first multiplication by G builds noble's precomputed
-    // tables (~20 ms), so the public key is derived on first use, after the handshake.
-    const scalar = secretKey.reduce((acc, byte) => (acc << 8n) | BigInt(byte), 0n);
-    if (scalar === 0n || scalar >= CURVE_ORDER) return refusal("is not a valid secp256k1 private key");
+    // A range check, not a derivation: the curve loads (and the public key is derived) on first use,
+    // after the handshake.
+    if (!inKeyRange(secretKey)) return refusal("is not a valid secp256k1 private key");
     return { ok: true, signer: new Signer(secretKey) };
   }
 
   /** A fresh key, for `keygen`: the signer and the one spelling of the key that is ever printed. */
   static async generate(): Promise<{ signer: Signer; privateKeyHex: string }> {
-    const { pure, utils } = await loadNostr();
-    const secretKey = pure.generateSecretKey();
+    const { curve, utils } = await loadNostr();
+    const secretKey = curve.generateSecretKey();
     return { signer: new Signer(secretKey), privateKeyHex: utils.bytesToHex(secretKey) };
   }
 
   /** The public key, derived once. */
   async identity(): Promise<Identity> {
     if (this.#identity) return this.#identity;
-    const { pure, nip19 } = await loadNostr();
-    const pubkey = pure.getPublicKey(this.#secretKey);
+    const { curve, nip19 } = await loadNostr();
+    const pubkey = curve.getPublicKey(this.#secretKey);
     return this.#identity = { pubkey, npub: nip19.npubEncode(pubkey) };
   }
 
@@ -131,17 +128,10 @@ export class Signer {
 
   /** Signs a template as it is: kind, timestamp, tags and content untouched. */
   async sign(template: EventTemplate): Promise<SignedEvent> {
-    const { pure } = await loadNostr();
-    const event = pure.finalizeEvent({ ...template }, this.#secretKey);
-    return {
-      id: event.id,
-      pubkey: event.pubkey,
-      created_at: event.created_at,
-      kind: event.kind,
-      tags: event.tags,
-      content: event.content,
-      sig: event.sig,
-    };
+    const { curve } = await loadNostr();
+    const { kind, created_at, tags, content } = template;
+    const { id, pubkey, sig } = curve.sign({ kind, created_at, tags, content }, this.#secretKey);
+    return { id, pubkey, created_at, kind, tags, content, sig };
   }
 
   /**

@@ -1,7 +1,7 @@
-// The signing stack (nostr-tools, the secp256k1 and SHA-256 code under it), loaded on first use
-// rather than at start-up: loading and evaluating it costs ~10 ms, more than half of Deno's own
-// start, and the handshake needs none of it. Every user awaits loadNostr(), so no call depends on
-// another having loaded it first.
+// The signing stack (the secp256k1 curve of curve.ts, nostr-tools' bech32 and noble's SHA-256),
+// loaded on first use rather than at start-up: loading it and starting the WASM costs tens of
+// milliseconds, more than Deno's own start, and the handshake needs none of it. Every user awaits
+// loadNostr(), so no call depends on another having loaded it first.
 //
 // Run from source, these are npm packages in Deno's cache; a cache the process cannot see (a host
 // that filters DENO_DIR out) or a registry it cannot reach (a TLS-inspecting proxy whose CA Deno
@@ -9,8 +9,10 @@
 // PackageLoadError, which says what failed to load and how to fix it, and which the session turns
 // into a clear stop.
 
+import { type Curve, loadCurve } from "./curve.ts";
+
 type Stack = {
-  pure: typeof import("nostr-tools/pure");
+  curve: Curve;
   nip19: typeof import("nostr-tools/nip19");
   sha2: typeof import("@noble/hashes/sha2.js");
   utils: typeof import("@noble/hashes/utils.js");
@@ -41,12 +43,12 @@ let loading: Promise<Stack> | undefined;
 export function loadNostr(): Promise<Stack> {
   if (loaded) return Promise.resolve(loaded);
   return loading ??= Promise.all([
-    import("nostr-tools/pure"),
+    loadCurve(),
     import("nostr-tools/nip19"),
     import("@noble/hashes/sha2.js"),
     import("@noble/hashes/utils.js"),
   ]).then(
-    ([pure, nip19, sha2, utils]) => loaded = { pure, nip19, sha2, utils },
+    ([curve, nip19, sha2, utils]) => loaded = { curve, nip19, sha2, utils },
     (error) => {
       throw new PackageLoadError(packageLoadMessage(error));
     },

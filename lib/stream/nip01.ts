@@ -3,7 +3,6 @@
 // peer ignores what it does not know (rpc-facts.md 4.4); the client's REQ,
 // CLOSE and AUTH frames; and the shape of a signed event. Pure.
 
-import { isObject } from "../wire/json.ts";
 import type { SignedEvent } from "../key/signer.ts";
 
 export type RelayMessage =
@@ -71,25 +70,8 @@ export function authFrame(event: SignedEvent): string {
   return JSON.stringify(["AUTH", event]);
 }
 
-const HEX64 = /^[0-9a-f]{64}$/;
-
-/**
- * Whether `value` has a signed event's seven members with their types (lower-case hex ids and keys,
- * a 128-hex signature, whole-number kind and time, tags of strings). The signature itself is
- * checked apart (key/verify.ts).
- */
-export function isSignedEventShape(value: unknown): value is SignedEvent {
-  if (!isObject(value)) return false;
-  const { id, pubkey, created_at, kind, tags, content, sig } = value;
-  return typeof id === "string" && HEX64.test(id) &&
-    typeof pubkey === "string" && HEX64.test(pubkey) &&
-    typeof sig === "string" && /^[0-9a-f]{128}$/.test(sig) &&
-    Number.isSafeInteger(created_at) && (created_at as number) >= 0 &&
-    Number.isInteger(kind) && (kind as number) >= 0 && (kind as number) <= 65535 &&
-    typeof content === "string" &&
-    Array.isArray(tags) &&
-    tags.every((tag) => Array.isArray(tag) && tag.every((item) => typeof item === "string"));
-}
+// The shape check lives with the signature check, which never runs without it.
+export { isSignedEventShape } from "../key/verify.ts";
 
 /** The seven members alone, in the NIP-01 order: what the helper passes on, nothing the relay added. */
 export function signedEventOf(event: SignedEvent): SignedEvent {

@@ -4,7 +4,11 @@
 
 import assert from "node:assert/strict";
 import { finalizeEvent, generateSecretKey } from "nostr-tools/pure";
+import { schnorr } from "@noble/curves/secp256k1.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
 import { eventVerifier } from "../../lib/key/verify.ts";
+import { loadNostr } from "../../lib/key/stack.ts";
 import type { SignedEvent } from "../../lib/key/signer.ts";
 
 const verify = await eventVerifier();
@@ -103,5 +107,44 @@ Deno.test("the caller's object is not changed", async (t) => {
   await t.step("a frozen event verifies too", () => {
     const event = Object.freeze(signed());
     assert.equal(verify(event), true);
+  });
+});
+
+/**
+ * An event by `secret` whose id is the hash of what it says and whose signature is the key's over that
+ * id, with the public key spelled as `spell` says and the id as `spellId` says: fields the shape check
+ * refuses, and that only the shape check keeps from "valid" on the native curve (libsecp256k1's path
+ * reads hex in any case, and reads the first 32 bytes of a longer pubkey).
+ */
+function forged(
+  secret: Uint8Array,
+  spell: (pubkey: string) => string,
+  spellId: (id: string) => string = (id) => id,
+): SignedEvent {
+  const pubkey = spell(bytesToHex(schnorr.getPublicKey(secret)));
+  const template = { created_at: 1_700_000_000, kind: 9, tags: [["h", "general"]], content: "hi" };
+  const serial = JSON.stringify([0, pubkey, template.created_at, template.kind, template.tags, "hi"]);
+  const hash = sha256(new TextEncoder().encode(serial));
+  return { ...template, pubkey, id: spellId(bytesToHex(hash)), sig: bytesToHex(schnorr.sign(hash, secret)) };
+}
+
+Deno.test("as strict as the JavaScript path: the three spellings the native curve accepts are refused", async (t) => {
+  const { curve } = await loadNostr();
+  assert.equal(curve.native, true, "the native curve loads here");
+  const secret = generateSecretKey();
+  const cases: [string, SignedEvent][] = [
+    ["a pubkey with extra hex digits", forged(secret, (pubkey) => `${pubkey}00`)],
+    ["a pubkey in uppercase hex", forged(secret, (pubkey) => pubkey.toUpperCase())],
+    ["an id in uppercase hex", forged(secret, (pubkey) => pubkey, (id) => id.toUpperCase())],
+  ];
+  for (const [name, event] of cases) {
+    await t.step(name, () => {
+      assert.equal(verify(event), false);
+      // The shape check is what refuses it: the curve alone, given the same event, would not.
+      assert.equal(curve.verify(event), true);
+    });
+  }
+  await t.step("the same forging, spelled right, verifies", () => {
+    assert.equal(verify(forged(secret, (pubkey) => pubkey)), true);
   });
 });
