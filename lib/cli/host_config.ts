@@ -83,92 +83,86 @@ function base64(text: string): string {
 
 /** The configuration for `host`. */
 export function hostConfig(host: HostName, launch: ServerLaunch): HostConfig {
-  const { name, command, args, keyEnv } = launch;
   switch (host) {
-    case "hermes": {
-      // Hermes resolves ${VAR} from its environment and ~/.hermes/.env; its tool call limit must
-      // outlast a person deciding.
-      const limit = callLimitSeconds(args);
-      const lines = [
-        "mcp_servers:",
-        `  ${name}:`,
-        `    command: ${JSON.stringify(command)}`,
-        `    args: [${args.map((arg) => JSON.stringify(arg)).join(", ")}]`,
-        "    env:",
-        `      ${keyEnv}: "\${${keyEnv}}"`,
-      ];
-      if (limit !== undefined) {
-        const wait = limit - 2 * DEFAULT_TIMEOUT_SECONDS;
-        lines.push(
-          `    timeout: ${limit}`,
-          "    elicitation:",
-          "      enabled: true",
-          `      timeout: ${wait}`,
-        );
-      }
-      return {
-        text: lines.join("\n"),
-        note: `goes under mcp_servers in ~/.hermes/config.yaml, with ${keyEnv}=<key> in ~/.hermes/.env; ` +
-          `check it with: hermes mcp test ${name}`,
-      };
-    }
+    case "hermes":
+      return hermesConfig(launch);
     case "claude-code":
-      return {
-        text: [
-          "claude",
-          "mcp",
-          "add",
-          "-s",
-          "user",
-          name,
-          "--env",
-          `${keyEnv}=\${${keyEnv}}`,
-          "--",
-          command,
-          ...args,
-        ].map(shellQuote).join(" "),
-        note: `run it once in a shell; Claude Code reads ${keyEnv} from the environment claude starts in ` +
-          `(export it first); check it with: claude mcp list`,
-      };
-    case "claude-desktop": {
-      const where = launch.os === "windows"
-        ? "%APPDATA%\\Claude\\claude_desktop_config.json"
-        : "~/Library/Application Support/Claude/claude_desktop_config.json (macOS)";
-      if (launch.os === "windows") {
-        // No shell to read a file with: the bundle keeps the key in the credential store instead.
-        return {
-          text: JSON.stringify({ mcpServers: { [name]: { command, args } } }, null, 2),
-          note: `goes in ${where}, but Claude Desktop passes no key to it this way: install the tinyagent ` +
-            `.mcpb bundle instead, which keeps the key in Windows' credential store`,
-        };
-      }
-      // Claude Desktop substitutes nothing in env, so a shell reads the key from its file at start.
-      const script = `export "$(grep '^${keyEnv}=' ${shellPath(launch.keyFile)} | tail -n 1)" && exec ${
-        [command, ...args].map(shellQuote).join(" ")
-      }`;
-      return {
-        text: JSON.stringify(
-          { mcpServers: { [name]: { command: "/bin/sh", args: ["-c", script] } } },
-          null,
-          2,
-        ),
-        note:
-          `goes in ${where} (the .mcpb bundle, which keeps the key in the keychain, is the shorter way); ` +
-          `restart Claude Desktop and check its Settings → Developer`,
-      };
-    }
-    case "cursor": {
-      const server = { command, args, env: { [keyEnv]: `\${env:${keyEnv}}` } };
-      return {
-        text: JSON.stringify({ mcpServers: { [name]: server } }, null, 2),
-        note: `goes in ~/.cursor/mcp.json; Cursor reads ${keyEnv} from the environment it starts in; check ` +
-          `it in Cursor Settings → MCP`,
-        link: `cursor://anysphere.cursor-deeplink/mcp/install?name=${encodeURIComponent(name)}&config=${
-          encodeURIComponent(base64(JSON.stringify(server)))
-        }`,
-      };
-    }
+      return claudeCodeConfig(launch);
+    case "claude-desktop":
+      return claudeDesktopConfig(launch);
+    case "cursor":
+      return cursorConfig(launch);
   }
+}
+
+/**
+ * Hermes resolves ${VAR} from its environment and ~/.hermes/.env; its tool call limit must outlast a
+ * person deciding.
+ */
+function hermesConfig({ name, command, args, keyEnv }: ServerLaunch): HostConfig {
+  const limit = callLimitSeconds(args);
+  const lines = [
+    "mcp_servers:",
+    `  ${name}:`,
+    `    command: ${JSON.stringify(command)}`,
+    `    args: [${args.map((arg) => JSON.stringify(arg)).join(", ")}]`,
+    "    env:",
+    `      ${keyEnv}: "\${${keyEnv}}"`,
+  ];
+  if (limit !== undefined) {
+    const wait = limit - 2 * DEFAULT_TIMEOUT_SECONDS;
+    lines.push(`    timeout: ${limit}`, "    elicitation:", "      enabled: true", `      timeout: ${wait}`);
+  }
+  return {
+    text: lines.join("\n"),
+    note: `goes under mcp_servers in ~/.hermes/config.yaml, with ${keyEnv}=<key> in ~/.hermes/.env; ` +
+      `check it with: hermes mcp test ${name}`,
+  };
+}
+
+function claudeCodeConfig({ name, command, args, keyEnv }: ServerLaunch): HostConfig {
+  const words = ["claude", "mcp", "add", "-s", "user", name, "--env", `${keyEnv}=\${${keyEnv}}`, "--"];
+  return {
+    text: [...words, command, ...args].map(shellQuote).join(" "),
+    note: `run it once in a shell; Claude Code reads ${keyEnv} from the environment claude starts in ` +
+      `(export it first); check it with: claude mcp list`,
+  };
+}
+
+function claudeDesktopConfig(launch: ServerLaunch): HostConfig {
+  const { name, command, args, keyEnv } = launch;
+  const where = launch.os === "windows"
+    ? "%APPDATA%\\Claude\\claude_desktop_config.json"
+    : "~/Library/Application Support/Claude/claude_desktop_config.json (macOS)";
+  if (launch.os === "windows") {
+    // No shell to read a file with: the bundle keeps the key in the credential store instead.
+    return {
+      text: JSON.stringify({ mcpServers: { [name]: { command, args } } }, null, 2),
+      note: `goes in ${where}, but Claude Desktop passes no key to it this way: install the tinyagent ` +
+        `.mcpb bundle instead, which keeps the key in Windows' credential store`,
+    };
+  }
+  // Claude Desktop substitutes nothing in env, so a shell reads the key from its file at start.
+  const script = `export "$(grep '^${keyEnv}=' ${shellPath(launch.keyFile)} | tail -n 1)" && exec ${
+    [command, ...args].map(shellQuote).join(" ")
+  }`;
+  return {
+    text: JSON.stringify({ mcpServers: { [name]: { command: "/bin/sh", args: ["-c", script] } } }, null, 2),
+    note: `goes in ${where} (the .mcpb bundle, which keeps the key in the keychain, is the shorter way); ` +
+      `restart Claude Desktop and check its Settings → Developer`,
+  };
+}
+
+function cursorConfig({ name, command, args, keyEnv }: ServerLaunch): HostConfig {
+  const server = { command, args, env: { [keyEnv]: `\${env:${keyEnv}}` } };
+  return {
+    text: JSON.stringify({ mcpServers: { [name]: server } }, null, 2),
+    note: `goes in ~/.cursor/mcp.json; Cursor reads ${keyEnv} from the environment it starts in; check ` +
+      `it in Cursor Settings → MCP`,
+    link: `cursor://anysphere.cursor-deeplink/mcp/install?name=${encodeURIComponent(name)}&config=${
+      encodeURIComponent(base64(JSON.stringify(server)))
+    }`,
+  };
 }
 
 /**

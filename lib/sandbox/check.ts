@@ -40,31 +40,11 @@ function elsewhere(name: string): string {
   return Deno.build.os === "windows" ? `C:\\Windows\\Temp\\${name}` : `/tmp/${name}`;
 }
 
-/**
- * Tries each capability. The relay's host:port is allowed: any outcome but
- * NotCapable passes (a refused connection means no relay is listening there).
- * Everything else must fail with NotCapable.
- */
-export async function probeSandbox(
-  relay: RelayEndpoint,
-  keyEnv: string,
-  proxy?: Proxy,
-  auditLog?: string,
-): Promise<ProbeResult[]> {
-  const [hostname, portText] = [
-    relay.netHost.slice(0, relay.netHost.lastIndexOf(":")),
-    relay.netHost.split(":").pop()!,
-  ];
-  const host = hostname.replace(/^\[|\]$/g, "");
-  const port = Number(portText);
-  const otherPort = port === 65535 ? port - 1 : port + 1;
-  const tries: [string, "allowed" | "denied", () => unknown][] = [
-    [
-      `connect to the relay ${relay.netHost}`,
-      "allowed",
-      async () => (await Deno.connect({ hostname: host, port })).close(),
-    ],
-    [`read ${keyEnv}`, "allowed", () => Deno.env.get(keyEnv)],
+type Try = [name: string, expect: "allowed" | "denied", action: () => unknown];
+
+/** What must be denied everywhere: other hosts and ports, other variables, files, processes, code. */
+function deniedTries(host: string, otherPort: number, keyEnv: string): Try[] {
+  return [
     [
       `connect to another port ${host}:${otherPort}`,
       "denied",
@@ -94,26 +74,59 @@ export async function probeSandbox(
       () => import(new URL("/sandbox-check.js", "https://example.com").href),
     ],
   ];
-  if (auditLog !== undefined) {
-    // The one file the facade may write, opened as it opens it (created readable by its owner alone
-    // when missing), and a file beside it, which it may not.
-    tries.splice(2, 0, [
+}
+
+/**
+ * The one file the facade may write, opened as it opens it (created readable by its owner alone when
+ * missing), and a file beside it, which it may not.
+ */
+function auditLogTries(auditLog: string): Try[] {
+  return [
+    [
       `append to the audit log ${auditLog}`,
       "allowed",
       async () => (await Deno.open(auditLog, { append: true, create: true, mode: 0o600 })).close(),
-    ], [
+    ],
+    [
       "write another file beside the audit log",
       "denied",
       () => Deno.writeTextFile(`${auditLog}.sandbox-check`, "x"),
-    ]);
-  }
-  if (proxy) {
-    tries.splice(2, 0, [
+    ],
+  ];
+}
+
+/**
+ * Tries each capability. The relay's host:port is allowed: any outcome but
+ * NotCapable passes (a refused connection means no relay is listening there).
+ * Everything else must fail with NotCapable.
+ */
+export async function probeSandbox(
+  relay: RelayEndpoint,
+  keyEnv: string,
+  proxy?: Proxy,
+  auditLog?: string,
+): Promise<ProbeResult[]> {
+  const separator = relay.netHost.lastIndexOf(":");
+  const host = relay.netHost.slice(0, separator).replace(/^\[|\]$/g, "");
+  const port = Number(relay.netHost.slice(separator + 1));
+  const proxyTries: Try[] = proxy
+    ? [[
       `connect to the proxy ${proxy.netHost}`,
       "allowed",
       async () => (await Deno.connect({ hostname: proxy.hostname, port: proxy.port })).close(),
-    ]);
-  }
+    ]]
+    : [];
+  const tries: Try[] = [
+    [
+      `connect to the relay ${relay.netHost}`,
+      "allowed",
+      async () => (await Deno.connect({ hostname: host, port })).close(),
+    ],
+    [`read ${keyEnv}`, "allowed", () => Deno.env.get(keyEnv)],
+    ...proxyTries,
+    ...(auditLog === undefined ? [] : auditLogTries(auditLog)),
+    ...deniedTries(host, port === 65535 ? port - 1 : port + 1, keyEnv),
+  ];
   const results: ProbeResult[] = [];
   for (const [name, expect, action] of tries) {
     const outcome = await attempt(action);
