@@ -1,9 +1,10 @@
 // `deno task compile [target…]`: builds the tinyagent binary for every release
 // target (or the ones named) into dist/tinyagent-<target>[.exe].
 //
-// The binary embeds main.ts's module graph, lib/sandbox/worker.ts (the sandbox's
-// worker is loaded by URL, not imported, so it is included explicitly) and
-// only the npm packages those reach: no tests, no demo. It runs with the
+// The binary embeds main.ts's module graph, lib/sandbox/worker_all.ts (the
+// sandbox's worker entry with every part: a worker is loaded by URL, not
+// imported, so it is included explicitly) and only the npm packages those
+// reach: no tests, no demo. It runs with the
 // flags of deno.json's `start` task (scripts/shipped_flags.ts).
 //
 // It also embeds dist/commit.txt, written here first with the commit
@@ -42,7 +43,7 @@ export function compileArgs(target: string): string[] {
     "compile",
     ...shippedFlags(),
     "--include",
-    "lib/sandbox/worker.ts",
+    "lib/sandbox/worker_all.ts",
     "--include",
     COMMIT_FILE,
     // Without this the whole npm snapshot of deno.lock is embedded (the test-only MCP SDK and its server).

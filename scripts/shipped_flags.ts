@@ -1,15 +1,16 @@
 // The permission flags the release binary is compiled with. They are spelled
 // out in one place only, deno.json's `start` task (`deno task start` runs
-// main.ts exactly as the binary runs); this reads them from there.
+// launch.ts, main.ts's program from a checkout, exactly as the binary runs);
+// this reads them from there.
 
 import config from "../deno.json" with { type: "json" };
 
 const PREFIX = ["deno", "run"];
-const ENTRY = "main.ts";
+const ENTRY = "launch.ts";
 
 /**
- * The tokens between `deno run` and `main.ts` in `task`, which must be
- * `deno run <flags…> main.ts` with every flag starting with `-`.
+ * The tokens between `deno run` and `launch.ts` in `task`, which must be
+ * `deno run <flags…> launch.ts` with every flag starting with `-`.
  */
 export function parseStartTask(task: unknown): string[] {
   const shape = `expected "deno run <flags> ${ENTRY}"`;

@@ -13,7 +13,11 @@ const WIRING: Record<string, string> = {
     "an Error with an exit status; every startup failure in e2e/startup_test and e2e/sandbox_test",
   "sandbox/tls_warmup.ts":
     "builds the trust store ahead of the worker; e2e/sandbox_test and e2e/transport_test over TLS",
-  "sandbox/worker.ts": "the worker's entry; e2e/sandbox_test and every run under the shipped flags",
+  "sandbox/worker.ts": "the worker's protocol; e2e/sandbox_test and every run under the shipped flags",
+  "sandbox/worker_all.ts": "the compiled binary's worker entry; sandbox/entry_test runs a worker from it",
+  "session/all_parts.ts": "every part by literal name; sandbox/entry_test checks it against parts.ts",
+  "session/parts.ts": "the parts' names, modules and types; sandbox/worker_entry_test and sandbox/entry_test",
+  "session/diagnose_command.ts": "diagnose as a user runs it; e2e/diagnose_test",
   "session/mcp.ts":
     "the mcp session: e2e/host_protocol_test, e2e/table_recovery_test, e2e/own_packages_test (the clear stop)",
   "session/tool_commands.ts": "tools and call as a user runs them; e2e/tool_commands_test",

@@ -39,7 +39,7 @@ function onPath(name: string): boolean {
 Deno.test("shipped flags", async (t) => {
   await t.step("are exactly the flags of deno.json's start task", () => {
     const flags = shippedFlags();
-    assert.equal(tasks.start, `deno run ${flags.join(" ")} main.ts`);
+    assert.equal(tasks.start, `deno run ${flags.join(" ")} launch.ts`);
     assert.ok(flags.length > 0);
     assert.ok(flags.every((flag) => flag.startsWith("-")));
   });
@@ -62,17 +62,18 @@ Deno.test("shipped flags", async (t) => {
     for (
       const task of [
         undefined,
-        "deno run main.ts --allow-net",
-        "deno test --allow-net main.ts",
+        "deno run launch.ts --allow-net",
+        "deno test --allow-net launch.ts",
         "deno run --allow-net other.ts",
-        "deno run --allow-net main.ts mcp",
-        "deno run --allow-net lib/x.ts main.ts",
+        "deno run --allow-net main.ts",
+        "deno run --allow-net launch.ts mcp",
+        "deno run --allow-net lib/x.ts launch.ts",
       ]
     ) {
       assert.throws(() => parseStartTask(task), /start" task.*shipped flags are unknown/, String(task));
     }
-    assert.deepEqual(parseStartTask("deno run main.ts"), []);
-    assert.deepEqual(parseStartTask("  deno   run -A\tmain.ts "), ["-A"]);
+    assert.deepEqual(parseStartTask("deno run launch.ts"), []);
+    assert.deepEqual(parseStartTask("  deno   run -A\tlaunch.ts "), ["-A"]);
   });
 
   await t.step("are what deno compile builds every target with", () => {
@@ -83,7 +84,7 @@ Deno.test("shipped flags", async (t) => {
       assert.deepEqual(args.slice(0, 1 + shippedFlags().length), ["compile", ...shippedFlags()]);
       assert.deepEqual(args.slice(-5), ["--target", target, "--output", output, "main.ts"]);
       const included = args.flatMap((arg, i) => args[i - 1] === "--include" ? [arg] : []);
-      assert.deepEqual(included, ["lib/sandbox/worker.ts", COMMIT_FILE]);
+      assert.deepEqual(included, ["lib/sandbox/worker_all.ts", COMMIT_FILE]);
       assert.ok(args.includes("--exclude-unused-npm"));
     }
   });
@@ -138,7 +139,7 @@ Deno.test("shipped flags", async (t) => {
 });
 
 Deno.test("the binary embeds main.ts's graph and the worker, nothing else", async () => {
-  for (const entry of ["main.ts", "lib/sandbox/worker.ts"]) {
+  for (const entry of ["main.ts", "lib/sandbox/worker_all.ts"]) {
     const { code, stdout, stderr } = await run(Deno.execPath(), ["info", "--json", entry], ROOT);
     assert.equal(code, 0, stderr);
     const graph = JSON.parse(stdout) as { modules: { specifier: string }[] };

@@ -1,5 +1,5 @@
 /**
- * bin/tinyagent, the from-source launcher: it runs main.ts under exactly the flags the binary is
+ * bin/tinyagent, the from-source launcher: it runs launch.ts under exactly the flags the binary is
  * compiled with, and works when linked onto PATH and started from any directory. With npm's deno
  * on PATH (a Node script that runs the real binary as its child), it runs that binary itself, so
  * a host's signal reaches the process that serves it.
@@ -19,11 +19,11 @@ const WRAPPER = `${ROOT}bin/tinyagent`;
 const decoder = new TextDecoder();
 const posix = Deno.build.os !== "windows";
 
-/** The flags of the wrapper's `exec "$deno" run <flags> "$root/main.ts" "$@"` line. */
+/** The flags of the wrapper's `exec "$deno" run <flags> "$root/launch.ts" "$@"` line. */
 function wrapperFlags(script: string): string[] {
   const lines = script.split("\n").filter((line) => line.startsWith("exec "));
   assert.equal(lines.length, 1, "the wrapper has one exec line");
-  const match = lines[0].match(/^exec "\$deno" run (.*) "\$root\/main\.ts" "\$@"$/);
+  const match = lines[0].match(/^exec "\$deno" run (.*) "\$root\/launch\.ts" "\$@"$/);
   assert.ok(match, `unexpected exec line: ${lines[0]}`);
   return match[1].split(/\s+/);
 }
@@ -43,7 +43,7 @@ async function runLinked(link: string, args: string[], cwd: string, env: Record<
   return { code, stdout: decoder.decode(stdout), stderr: decoder.decode(stderr) };
 }
 
-Deno.test("bin/tinyagent runs main.ts with exactly the shipped flags", async () => {
+Deno.test("bin/tinyagent runs launch.ts with exactly the shipped flags", async () => {
   assert.deepEqual(wrapperFlags(await Deno.readTextFile(WRAPPER)), shippedFlags());
 });
 
@@ -86,7 +86,7 @@ Deno.test({
         assert.ok(!(stdout + stderr).includes(key.hex));
       });
 
-      await t.step("arguments reach main.ts as given: a bad flag gets its usage error", async () => {
+      await t.step("arguments reach launch.ts as given: a bad flag gets its usage error", async () => {
         const { code, stdout, stderr } = await runLinked(
           `${dir}/bin/tinyagent`,
           ["mcp", "--relay", "https://relay.example", "--no-such-flag"],

@@ -8,6 +8,7 @@ import type { Command } from "../cli/args.ts";
 import config from "../../deno.json" with { type: "json" };
 import type { ProbeResult } from "./check.ts";
 import { warmTrustStore } from "./tls_warmup.ts";
+import { partsFor, workerEntryUrl } from "./worker_entry.ts";
 
 /** The commands that touch the key or the network, and so run sandboxed. */
 export type SandboxedCommand = Extract<
@@ -24,7 +25,18 @@ export type FromWorker =
   | { type: "probed"; checks: ProbeResult[] }
   | { type: "fatal"; message: string; code: number };
 
-export const WORKER_URL = new URL("./worker.ts", import.meta.url);
+/** lib/, whose modules a worker's entry names. */
+const LIB = new URL("../", import.meta.url);
+
+/**
+ * Where the worker for `command` starts: in the compiled binary the entry with every part (embedded,
+ * nothing to read), under `deno run` one that names its command's parts only (worker_entry.ts).
+ */
+export function workerUrlFor(command: SandboxedCommand): URL {
+  return Deno.build.standalone
+    ? new URL("./worker_all.ts", import.meta.url)
+    : new URL(workerEntryUrl(partsFor(command), LIB));
+}
 
 /** The permission kinds a worker could hold; every one is listed, since an omitted key is not reliably denied. */
 const KINDS = ["net", "env", "read", "write", "run", "ffi", "sys", "import"] as const;
@@ -113,15 +125,15 @@ export type SandboxOutcome =
 export function runInSandbox(
   command: SandboxedCommand,
   log: (line: string) => void,
-  workerUrl: URL = WORKER_URL,
+  workerUrl: URL = workerUrlFor(command),
 ): Promise<SandboxOutcome> {
   if (!workerOptionsAvailable()) {
     return Promise.resolve({ started: false, reason: "this runtime does not allow per-worker permissions" });
   }
   // Under deno run the worker's code is loaded with this thread's read permission.
+  const code = workerUrl.protocol === "file:" ? workerUrl : LIB;
   if (
-    !Deno.build.standalone && workerUrl.protocol === "file:" &&
-    Deno.permissions.querySync({ name: "read", path: workerUrl }).state !== "granted"
+    !Deno.build.standalone && Deno.permissions.querySync({ name: "read", path: code }).state !== "granted"
   ) {
     return Promise.resolve({ started: false, reason: "no read permission to load the sandbox's code" });
   }

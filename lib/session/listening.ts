@@ -40,29 +40,20 @@ export interface Listening {
 
 type Mcp = Extract<Command, { command: "mcp" }>;
 
+/** How the relay side of listening is loaded (the listen part). */
+export type LoadListening = () => Promise<typeof import("./listening_parts.ts")>;
+
+/** What the listener and the approvals, once started, offer the session (listening_parts.ts). */
+type Started = { close(): void; permissionRequest?(params: unknown): void; ask?: AskPerson };
+
 /** A JSON-RPC notification line. */
 function notification(method: string, params: unknown): string {
   return JSON.stringify({ jsonrpc: "2.0", method, params });
 }
 
-export function listening(
-  command: Mcp,
-  signer: Signer,
-  log: (line: string) => void,
-  audit?: AuditSink,
-): Listening {
-  const budget = new WriteBudget(command.oversight.maxWrites);
-  const { listen, approvals } = command;
-  const features: ServerFeatures = {
-    instructions: instructions(listen !== undefined),
-    experimental: [...(listen || approvals ? [CHANNEL] : []), ...(approvals ? [CHANNEL_PERMISSION] : [])],
-  };
+/** The host's stdout as the listener and the approvals write to it, once the session has bound it. */
+function hostOut() {
   let writer: LineWriter | undefined;
-  const inbox = listen ? new Inbox() : undefined;
-  const closed = new AbortController();
-  let parts:
-    | Promise<{ close(): void; permissionRequest?(params: unknown): void; ask?: AskPerson }>
-    | undefined;
   const channel = {
     send: (event: ListenedEvent) => {
       if (!writer || writer.closed) return true; // nobody to tell: the inbox still has it
@@ -74,8 +65,34 @@ export function listening(
   };
   const verdict = (request_id: string, behavior: "allow" | "deny") =>
     void writer?.writeLine(notification("notifications/claude/channel/permission", { request_id, behavior }));
+  return { channel, verdict, bind: (lines: LineWriter) => void (writer = lines) };
+}
+
+/** With --confirm-via relay: --confirm-writes asks in the room. It never rejects: a start that fails refuses. */
+function askInRoom(start: () => Promise<Started>): AskPerson {
+  return (question) =>
+    start().then((started) => started.ask!(question), (error) => ({
+      action: "unable" as const,
+      why: `approvals from the room could not start (${(error as Error)?.message ?? error})`,
+    }));
+}
+
+export function listening(
+  command: Mcp,
+  signer: Signer,
+  log: (line: string) => void,
+  audit: AuditSink | undefined,
+  /** Loads listening_parts.ts: given when the flags need it (session/parts.ts). */
+  load: LoadListening | undefined,
+): Listening {
+  const budget = new WriteBudget(command.oversight.maxWrites);
+  const { listen, approvals } = command;
+  const inbox = listen ? new Inbox() : undefined;
+  const closed = new AbortController();
+  const out = hostOut();
+  let parts: Promise<Started> | undefined;
   const start = () =>
-    parts ??= import("./listening_parts.ts").then((module) =>
+    parts ??= (load ?? (() => Promise.reject(new Error("the listen part was not loaded"))))().then((module) =>
       module.startListening({
         command,
         signer,
@@ -83,27 +100,21 @@ export function listening(
         audit,
         budget,
         inbox,
-        channel,
-        verdict,
+        channel: out.channel,
+        verdict: out.verdict,
         signal: closed.signal,
       })
     );
   return {
-    features,
+    features: {
+      instructions: instructions(listen !== undefined),
+      experimental: [...(listen || approvals ? [CHANNEL] : []), ...(approvals ? [CHANNEL_PERMISSION] : [])],
+    },
     budget,
     localTools: inbox ? [inboxTool(inbox, closed.signal)] : [],
-    ...(approvals?.confirmViaRelay
-      ? {
-        // An AskPerson never rejects: approvals that cannot start refuse the write, saying why.
-        ask: (question: string) =>
-          start().then((started) => started.ask!(question), (error) => ({
-            action: "unable" as const,
-            why: `approvals from the room could not start (${(error as Error)?.message ?? error})`,
-          })),
-      }
-      : {}),
+    ...(approvals?.confirmViaRelay ? { ask: askInRoom(start) } : {}),
     notifications: {
-      bind: (lines) => writer = lines,
+      bind: out.bind,
       receive: (method, params) => {
         if (method === "notifications/claude/channel/permission_request" && approvals) {
           void start().then((started) => started.permissionRequest?.(params));

@@ -16,76 +16,42 @@ import type { AuditSink } from "../oversight/audit_log.ts";
 import { oversightSummary } from "../oversight/settings.ts";
 import { deferredFacade } from "./deferred_facade.ts";
 import { parentGone } from "./lifecycle.ts";
-import { listening } from "./listening.ts";
+import { listening, type LoadListening } from "./listening.ts";
 import { approvalsSummary, listenSummary } from "../listen/summary.ts";
 
+type Mcp = Extract<Command, { command: "mcp" }>;
+
 export async function mcp(
-  command: Extract<Command, { command: "mcp" }>,
+  command: Mcp,
   signer: Signer,
   log: (line: string) => void,
-  audit?: AuditSink,
+  audit: AuditSink | undefined,
+  /** The parts its flags may load (session/parts.ts): listening. */
+  parts: { listen?: LoadListening },
 ): Promise<number> {
-  // tinyagent's own code failing to load ends the session with that failure's message.
-  let failure: unknown;
-  const stopped = Promise.withResolvers<void>();
-  const stop = (error: unknown) => {
-    failure ??= error instanceof PackageLoadError ? new Fatal(error.message) : error;
-    stopped.resolve();
-  };
+  const end = sessionEnd();
   // The first answer, or the first tools request: from then on timers cost the handshake nothing.
   const answered = Promise.withResolvers<void>();
   // Our requests to the host (the person's approval of a write) and the host's responses.
   const channel = new HostChannel(log);
   // The relay reaching the agent (--listen) and approvals from the room (--approvers), or neither.
-  const room = listening(command, signer, log, audit);
-  const side = deferredFacade(command, signer, log, stop, answered.promise, {
+  const room = listening(command, signer, log, audit, parts.listen);
+  const side = deferredFacade(command, signer, log, end.stop, answered.promise, {
     ask: room.ask ?? askThroughHost(channel, command.oversight.confirmTimeoutMs),
     where: room.ask ? "room" : "host",
     audit,
     budget: room.budget,
     localTools: room.localTools,
   });
-  if (Deno.stdin.isTerminal()) {
-    // Started by hand: say what it is waiting for rather than look hung. Stdout stays protocol-only.
-    // `deno task demo` exists only in a checkout, so only a run from source suggests it.
-    log(
-      "mcp: waiting for an MCP host on stdin (this is a stdio server: a host such as Hermes or Claude starts it); " +
-        `to see what a host would be offered, run 'tinyagent tools --relay ${command.relay.base}', ` +
-        `and 'tinyagent diagnose --relay ${command.relay.base}' to check access` +
-        (Deno.build.standalone ? "" : "; in the checkout, 'deno task demo' shows the whole flow"),
-    );
-  }
-  // The line names the key's npub, whose derivation is deferred past the first answer. It says what
-  // is configured: which of these tools are offered is the relay's table to say, at tools/list. It
-  // is said after the handshake, so it can say once whether this host can ask its person.
-  let announced: Promise<void> | undefined;
-  const announce = () =>
-    announced ??= signer.identity().then(({ npub, pubkey }) =>
-      log(
-        `mcp: configured for relay ${command.relay.base} as ${npub}: ${configuredTools(command)}, ` +
-          `offered when the relay lists them, and ${DIAGNOSE_TOOL}; ` +
-          writesSummary(command, canElicitForm(channel.capabilities)) +
-          listenSummary(command.listen) +
-          approvalsSummary(command.approvals, pubkey, command.oversight.confirmTimeoutMs / 1000) +
-          (command.proxy ? `; through the proxy ${command.proxy.display}` : ""),
-      ), stop);
-  // The host's process is watched from the first answer or the first tools request, whichever
-  // comes first: the runtime's first timer costs ~10 ms, which the handshake need not wait for, and
-  // a host that dies with a call hung at the relay must still end this process.
-  const hostGone = Promise.withResolvers<string>();
-  let watching = false;
-  const watchHost = () => {
-    if (watching) return;
-    watching = true;
-    answered.resolve();
-    void parentGone().then(hostGone.resolve);
-  };
+  if (Deno.stdin.isTerminal()) log(byHandHint(command));
+  const announce = announcer(command, signer, channel, log, end.stop);
+  const host = hostWatch(answered);
   const session = serve({
     input: processStdio.input,
     output: processStdio.output,
     tools: {
-      listTools: () => (watchHost(), side.listTools()),
-      callTool: (params) => (watchHost(), side.callTool(params)),
+      listTools: () => (host.watch(), side.listTools()),
+      callTool: (params) => (host.watch(), side.callTool(params)),
       onToolsChanged: (listener) => side.onToolsChanged(listener),
       close: () => {
         room.close();
@@ -96,24 +62,94 @@ export async function mcp(
     // Ready for the first call while the host does its handshake, which waited for none of it: the
     // connection to the relay has been opening since the start (no request is sent before the host
     // lists or calls tools), and now the relay side loads, and the signing stack with the
-    // announcement's public key, whose first curve work is the expensive one.
+    // announcement's public key.
     afterFirstAnswer: () => {
       side.warm();
       void announce();
-      watchHost();
+      host.watch();
       room.start();
     },
-    hostGone: hostGone.promise,
+    hostGone: host.gone,
     channel,
     features: room.features,
     notifications: room.notifications,
   });
-  await Promise.race([session, stopped.promise]);
+  await Promise.race([session, end.stopped]);
   room.close();
   // The startup line is said however short the session was; the signing stack loads with it.
-  if (!failure) await announce();
-  if (failure) throw failure;
+  if (!end.failure()) await announce();
+  end.rethrow();
   return 0;
+}
+
+/** How the session stops early: tinyagent's own code failing to load ends it with that failure's message. */
+function sessionEnd() {
+  let failure: unknown;
+  const stopped = Promise.withResolvers<void>();
+  return {
+    stopped: stopped.promise,
+    stop: (error: unknown) => {
+      failure ??= error instanceof PackageLoadError ? new Fatal(error.message) : error;
+      stopped.resolve();
+    },
+    failure: () => failure,
+    rethrow: () => {
+      if (failure) throw failure;
+    },
+  };
+}
+
+/** Started by hand: what it is waiting for, rather than look hung (stdout stays protocol-only). */
+function byHandHint(command: Mcp): string {
+  // `deno task demo` exists only in a checkout, so only a run from source suggests it.
+  return "mcp: waiting for an MCP host on stdin (this is a stdio server: a host such as Hermes or Claude starts it); " +
+    `to see what a host would be offered, run 'tinyagent tools --relay ${command.relay.base}', ` +
+    `and 'tinyagent diagnose --relay ${command.relay.base}' to check access` +
+    (Deno.build.standalone ? "" : "; in the checkout, 'deno task demo' shows the whole flow");
+}
+
+/**
+ * The startup line, said once. It names the key's npub, whose derivation is deferred past the first
+ * answer, and what is configured: which tools are offered is the relay's table to say, at tools/list.
+ * Said after the handshake, so it can say whether this host can ask its person.
+ */
+function announcer(
+  command: Mcp,
+  signer: Signer,
+  channel: HostChannel,
+  log: (line: string) => void,
+  stop: (error: unknown) => void,
+): () => Promise<void> {
+  let announced: Promise<void> | undefined;
+  return () =>
+    announced ??= signer.identity().then(({ npub, pubkey }) =>
+      log(
+        `mcp: configured for relay ${command.relay.base} as ${npub}: ${configuredTools(command)}, ` +
+          `offered when the relay lists them, and ${DIAGNOSE_TOOL}; ` +
+          writesSummary(command, canElicitForm(channel.capabilities)) +
+          listenSummary(command.listen) +
+          approvalsSummary(command.approvals, pubkey, command.oversight.confirmTimeoutMs / 1000) +
+          (command.proxy ? `; through the proxy ${command.proxy.display}` : ""),
+      ), stop);
+}
+
+/**
+ * The host's process, watched from the first answer or the first tools request, whichever comes
+ * first: the runtime's first timer costs ~10 ms, which the handshake need not wait for, and a host
+ * that dies with a call hung at the relay must still end this process.
+ */
+function hostWatch(answered: PromiseWithResolvers<void>) {
+  const gone = Promise.withResolvers<string>();
+  let watching = false;
+  return {
+    gone: gone.promise,
+    watch: () => {
+      if (watching) return;
+      watching = true;
+      answered.resolve();
+      void parentGone().then(gone.resolve);
+    },
+  };
 }
 
 /** The oversight settings in words; with --confirm-via relay, the approvers answer, not the host. */

@@ -7,7 +7,7 @@ import { DEFAULT_KEY_ENV } from "../cli/args.ts";
 import { Signer } from "../key/signer.ts";
 import { PackageLoadError } from "../key/stack.ts";
 import type { AuditLog } from "../oversight/audit_log.ts";
-import { mcp } from "./mcp.ts";
+import { partOf, type SessionParts } from "./parts.ts";
 
 export { Fatal };
 
@@ -82,12 +82,16 @@ async function keygen(json: boolean): Promise<number> {
   return 0;
 }
 
-/** Runs `command` and returns its exit status. tinyagent's own code failing to load is a Fatal that says so. */
+/**
+ * Runs `command` and returns its exit status, loading what it needs from `parts` (the caller's: a
+ * worker holds only its command's). tinyagent's own code failing to load is a Fatal that says so.
+ */
 export async function run(
   command: Exclude<Command, { command: "help" | "version" | "sandbox-check" | "config" }>,
+  parts: Partial<SessionParts>,
 ): Promise<number> {
   try {
-    return await runCommand(command);
+    return await runCommand(command, parts);
   } catch (error) {
     if (error instanceof PackageLoadError) throw new Fatal(error.message);
     throw error;
@@ -96,6 +100,7 @@ export async function run(
 
 async function runCommand(
   command: Exclude<Command, { command: "help" | "version" | "sandbox-check" | "config" }>,
+  parts: Partial<SessionParts>,
 ): Promise<number> {
   switch (command.command) {
     case "keygen":
@@ -106,58 +111,41 @@ async function runCommand(
       console.log(`npub: ${npub}`);
       return 0;
     }
-    case "diagnose":
-      return await diagnose(command);
+    case "diagnose": {
+      const signer = await signerFor(command);
+      return await (await partOf(parts, "diagnose")()).diagnoseCommand(command, signer);
+    }
     // The relay side loads only for the commands that use it, never ahead of mcp's handshake.
-    case "tools":
-      return await (await import("./tool_commands.ts")).listOffer(command, await signerFor(command), log);
+    case "tools": {
+      const signer = await signerFor(command);
+      return await (await partOf(parts, "tools")()).listOffer(command, signer, log);
+    }
     case "call": {
       const signer = await signerFor(command);
-      const { callOne } = await import("./tool_commands.ts");
+      const { callOne } = await partOf(parts, "tools")();
       return await withAuditLog(command.oversight.auditLog, (audit) => callOne(command, signer, log, audit));
     }
     case "mcp": {
       const signer = await signerFor(command);
-      return await withAuditLog(command.oversight.auditLog, (audit) => mcp(command, signer, log, audit));
+      const { mcp } = await partOf(parts, "mcp")();
+      return await withAuditLog(
+        command.oversight.auditLog,
+        (audit) => mcp(command, signer, log, audit, parts),
+      );
     }
     // The helper loads only for its own commands.
     case "rpc": {
       const signer = await signerFor(command);
-      const { rpc } = await import("./rpc.ts");
+      const { rpc } = await partOf(parts, "rpc")();
       return await withAuditLog(command.oversight.auditLog, (audit) => rpc(command, signer, log, audit));
     }
     case "method": {
       const signer = await signerFor(command);
-      const { callMethod } = await import("./rpc.ts");
+      const { callMethod } = await partOf(parts, "rpc")();
       return await withAuditLog(
         command.oversight.auditLog,
         (audit) => callMethod(command, signer, log, audit),
       );
     }
-  }
-}
-
-async function diagnose(command: Extract<Command, { command: "diagnose" }>): Promise<number> {
-  const signer = await signerFor(command);
-  const [{ RelayClient }, { diagnose }, { exitCode }, { renderReport }] = await Promise.all([
-    import("../relay/client.ts"),
-    import("../diagnose/probe.ts"),
-    import("../diagnose/report.ts"),
-    import("../diagnose/render.ts"),
-  ]);
-  const relay = new RelayClient({
-    endpoint: command.relay,
-    signer,
-    timeoutMs: command.timeoutMs,
-    proxy: command.proxy,
-  });
-  try {
-    const report = await diagnose(relay, signer, { rooms: command.rooms, kinds: command.kinds });
-    // Colour only for a person at a terminal who has not asked for none (NO_COLOR, read by Deno at start).
-    const colour = Deno.stdout.isTerminal() && !Deno.noColor;
-    console.log(command.json ? JSON.stringify(report, null, 2) : renderReport(report, colour));
-    return exitCode(report.verdict);
-  } finally {
-    relay.close();
   }
 }
