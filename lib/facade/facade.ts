@@ -13,13 +13,14 @@ import {
   INVALID_PARAMS,
   type JsonObject,
   type LocalTool,
+  type RequestContext,
   type Tool,
   toolError,
 } from "../wire/mcp.ts";
 import { failureText, markPermission, type RelayAnswer } from "../relay/answer.ts";
 import type { Signer } from "../key/signer.ts";
 import { WriteBudget } from "../oversight/write_budget.ts";
-import { WriteGate } from "../oversight/write_gate.ts";
+import { WriteGate, type WriteOrigin } from "../oversight/write_gate.ts";
 import { decideSigning, eventToSign } from "./signing_rules.ts";
 import { type Scheduler, type TableState, ToolTable } from "./table.ts";
 import { DIAGNOSE_TOOL, isWriteTool, publishesNothing, unknownToolHint } from "./tools.ts";
@@ -61,9 +62,17 @@ interface Forwarded {
   answer?: RelayAnswer;
 }
 
-/** The host is gone: nothing is sent (so a signed event's receipt says it was not sent). */
-function gone(): Forwarded {
-  const failure = { class: "transport" as const, detail: "the host is gone", unsent: true };
+/**
+ * What a call is told besides its params: the host cancelled it, and, for a call a program makes
+ * (tiny_execute), where its writes come from.
+ */
+export interface CallContext extends Partial<RequestContext> {
+  origin?: WriteOrigin;
+}
+
+/** Nothing is sent (the host is gone, or the call was cancelled): a signed event's receipt says so. */
+function gone(detail = "the host is gone"): Forwarded {
+  const failure = { class: "transport" as const, detail, unsent: true };
   return {
     result: toolError(`transport: ${failure.detail}`),
     answered: false,
@@ -115,15 +124,18 @@ export class Facade {
   }
 
   /** Answers a `tools/call` request's params; every result leaves valid and bounded. */
-  async callTool(params: unknown): Promise<CallOutcome> {
-    const outcome = await this.#answerCall(params);
+  async callTool(params: unknown, context: CallContext = {}): Promise<CallOutcome> {
+    const outcome = await this.#answerCall(params, context);
     if ("error" in outcome) return outcome;
     const { value, notes } = conformResult(outcome.result);
     if (notes.length > 0) this.#options.log(`tools/call: the result was repaired: ${notes.join("; ")}`);
     return { result: value };
   }
 
-  async #answerCall(params: unknown): Promise<{ result: JsonObject } | { error: CallError }> {
+  async #answerCall(
+    params: unknown,
+    context: CallContext,
+  ): Promise<{ result: JsonObject } | { error: CallError }> {
     if (!isObject(params) || typeof params.name !== "string" || params.name === "") {
       return invalidParams("params.name must name a tool");
     }
@@ -140,15 +152,16 @@ export class Facade {
     }
     if (name === DIAGNOSE_TOOL) return { result: await this.#options.diagnose.call(args) };
     const local = this.#options.localTools?.find((tool) => tool.entry.name === name);
-    if (local) return { result: await local.call(args) };
+    if (local) return { result: await local.call(args, { signal: context.signal ?? NEVER }) };
     // A tool outside the exposed set is refused before any relay contact.
     if (!this.#options.exposed.includes(name)) {
       return unknownTool(name, unknownToolHint(name, this.#options.allowWrites));
     }
     // A spent write budget refuses the call before the relay is contacted (an exposed write tool
     // means writes are allowed).
+    const gate = context.origin ? this.#gate.withOrigin(context.origin) : this.#gate;
     if (isWriteTool(name)) {
-      const refused = await this.#gate.admit(name, args);
+      const refused = await gate.admit(name, args);
       if (refused !== undefined) return { result: toolError(refused) };
     }
     // The table is read first to refuse a tool the relay does not serve; while it is down, the call
@@ -157,9 +170,10 @@ export class Facade {
     if (table && !table.some((entry) => entry.name === name)) {
       return unknownTool(name, " (the relay does not list it)");
     }
-    const forwarded = publishesNothing(name)
-      ? await this.#upload(name, args)
-      : await this.#forward(name, args);
+    // The host's own call runs to its end whatever the host cancels (facade.md): only a program's calls
+    // stop when it does.
+    const call = { name, args, gate, signal: context.origin?.signal };
+    const forwarded = publishesNothing(name) ? await this.#upload(call) : await this.#forward(call);
     if (forwarded.answered && !this.#closed) await this.#table.refreshAfterAnswer();
     return { result: markPermission(forwarded.result) };
   }
@@ -177,15 +191,15 @@ export class Facade {
    * Calls the tool, and when it returns a template the facade may sign, clears it with the person's
    * hold on writes, signs it and calls again; the second answer gets its receipt.
    */
-  async #forward(name: string, args: JsonObject): Promise<Forwarded> {
-    const first = await this.#call(name, args);
+  async #forward({ name, args, gate, signal }: OneCall): Promise<Forwarded> {
+    const first = await this.#call(name, args, signal);
     if (!first.answered) return first;
     const decision = decideSigning(name, first.result, this.#options.allowWrites);
     switch (decision.action) {
       case "pass":
         return first;
       case "refuse":
-        await this.#gate.refused(name, args, decision.template, decision.message);
+        await gate.refused(name, args, decision.template, decision.message);
         return {
           result: toolError(
             decision.message,
@@ -195,11 +209,11 @@ export class Facade {
           answer: first.answer,
         };
       case "sign": {
-        const clearance = await this.#gate.clear(name, args, decision.template);
+        const clearance = await gate.clear(name, args, decision.template);
         if (!clearance.ok) return { result: toolError(clearance.text), answered: true };
-        if (this.#closed) {
+        if (this.#closed || signal?.aborted) {
           clearance.reservation.release();
-          return gone();
+          return this.#closed ? gone() : gone(CANCELLED);
         }
         // Filled now, after any wait for the person: a missing created_at is the time of signing.
         const now = Math.floor(Date.now() / 1000);
@@ -212,11 +226,11 @@ export class Facade {
         }
         clearance.reservation.spend();
         // The second answer is the publish result; it is never signed again.
-        const second = await this.#call(name, { ...args, event });
+        const second = await this.#call(name, { ...args, event }, signal);
         // #call always gives the relay's answer, or what kept it from being sent.
         return {
           ...second,
-          result: await this.#gate.signed(
+          result: await gate.signed(
             name,
             args,
             event,
@@ -233,21 +247,24 @@ export class Facade {
    * An upload signs nothing, and is a write all the same: cleared first, with its receipt after. A
    * template it returns is refused like any other (it publishes no kind).
    */
-  async #upload(name: string, args: JsonObject): Promise<Forwarded> {
-    const clearance = await this.#gate.clear(name, args, undefined);
+  async #upload(call: OneCall): Promise<Forwarded> {
+    const { name, args, gate, signal } = call;
+    const clearance = await gate.clear(name, args, undefined);
     if (!clearance.ok) return { result: toolError(clearance.text), answered: false };
-    if (this.#closed) {
+    if (this.#closed || signal?.aborted) {
       clearance.reservation.release();
-      return gone();
+      return this.#closed ? gone() : gone(CANCELLED);
     }
     clearance.reservation.spend();
-    const forwarded = await this.#forward(name, args);
-    if (forwarded.answer) await this.#gate.uploaded(name, args, forwarded.answer);
+    const forwarded = await this.#forward(call);
+    if (forwarded.answer) await gate.uploaded(name, args, forwarded.answer);
     return forwarded;
   }
 
-  async #call(name: string, args: JsonObject): Promise<Forwarded> {
+  /** One relay call, unless the host is gone or the call was cancelled: then nothing is sent. */
+  async #call(name: string, args: JsonObject, signal?: AbortSignal): Promise<Forwarded> {
     if (this.#closed) return gone();
+    if (signal?.aborted) return gone(CANCELLED);
     const answer = await this.#options.relay.callTool(name, args);
     if (answer.ok) return { result: answer.result, answered: true, answer };
     if (answer.failure.unknownTool) this.#table.invalidate();
@@ -258,6 +275,20 @@ export class Facade {
     };
   }
 }
+
+/** A call's parts on its way through the facade. */
+interface OneCall {
+  name: string;
+  args: JsonObject;
+  gate: WriteGate;
+  signal?: AbortSignal;
+}
+
+/** Why a cancelled call sent nothing. */
+const CANCELLED = "the call was cancelled before it was sent";
+
+/** A signal that never aborts, for a local tool called with none. */
+const NEVER = new AbortController().signal;
 
 function invalidParams(why: string): CallOutcome {
   return { error: { code: INVALID_PARAMS, message: `Invalid params: ${why}` } };

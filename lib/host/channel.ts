@@ -22,7 +22,9 @@ export type HostReply =
   | { ok: false; timedOut: true }
   /** The host can no longer answer: it went away, or its input ended. */
   | { ok: false; gone: string }
-  | { ok: false; busy: number };
+  | { ok: false; busy: number }
+  /** The call that asked was cancelled before the host answered. */
+  | { ok: false; cancelled: true };
 
 /** A response line as the host sent it: an id and a result or an error. */
 export interface HostResponse {
@@ -56,26 +58,46 @@ export class HostChannel {
     return this.#pending.size;
   }
 
-  /** Sends `method` with `params` and resolves with the host's reply; never rejects. */
-  request(method: string, params: JsonObject, timeoutMs: number): Promise<HostReply> {
+  /**
+   * Sends `method` with `params` and resolves with the host's reply; never rejects. At `timeoutMs`, or
+   * when `signal` aborts (the call that asked was cancelled), the host is told the request is cancelled.
+   */
+  request(method: string, params: JsonObject, timeoutMs: number, signal?: AbortSignal): Promise<HostReply> {
     if (this.#gone !== undefined || !this.#write) {
       return Promise.resolve({ ok: false, gone: this.#gone ?? "no host is connected" });
     }
+    if (signal?.aborted) return Promise.resolve({ ok: false, cancelled: true });
     if (this.#pending.size >= this.limit) return Promise.resolve({ ok: false, busy: this.#pending.size });
     const id = `tinyagent-${this.#next++}`;
     const write = this.#write;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      // The host may close what it shows the person; a late answer is ignored.
+      const withdraw = (reason: string, reply: HostReply) => {
         if (!this.#pending.delete(id)) return;
-        // The host may close what it shows the person; a late answer is ignored.
-        write(JSON.stringify({
-          jsonrpc: "2.0",
-          method: "notifications/cancelled",
-          params: { requestId: id, reason: `no answer within ${timeoutMs / 1000} s` },
-        }));
-        resolve({ ok: false, timedOut: true });
-      }, timeoutMs);
-      this.#pending.set(id, { resolve, timer });
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        write(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            method: "notifications/cancelled",
+            params: { requestId: id, reason },
+          }),
+        );
+        resolve(reply);
+      };
+      const onAbort = () => withdraw("the call that asked was cancelled", { ok: false, cancelled: true });
+      const timer = setTimeout(
+        () => withdraw(`no answer within ${timeoutMs / 1000} s`, { ok: false, timedOut: true }),
+        timeoutMs,
+      );
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#pending.set(id, {
+        resolve: (reply) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(reply);
+        },
+        timer,
+      });
       write(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
     });
   }

@@ -42,9 +42,9 @@ export const NO_ELICITATION =
 
 /** Asks through the host, each question bounded by `timeoutMs`. */
 export function askThroughHost(channel: HostChannel, timeoutMs: number): AskPerson {
-  return async (question: string): Promise<ConfirmAnswer> => {
+  return async (question: string, signal?: AbortSignal): Promise<ConfirmAnswer> => {
     if (!canElicitForm(channel.capabilities)) return { action: "unable", why: NO_ELICITATION };
-    const reply = await channel.request(ELICIT_METHOD, elicitationParams(question), timeoutMs);
+    const reply = await channel.request(ELICIT_METHOD, elicitationParams(question), timeoutMs, signal);
     if (reply.ok) {
       const action = elicitAction(reply.result);
       return action
@@ -59,6 +59,9 @@ export function askThroughHost(channel: HostChannel, timeoutMs: number): AskPers
       };
     }
     if ("gone" in reply) return { action: "unable", why: `the host cannot answer any more (${reply.gone})` };
+    if ("cancelled" in reply) {
+      return { action: "unable", why: "the call that asked was cancelled before the person answered" };
+    }
     return {
       action: "unable",
       why: `the host could not ask its person (error ${reply.error.code}: ${

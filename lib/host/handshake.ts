@@ -17,6 +17,8 @@ export interface ServerFeatures {
   instructions?: string;
   /** Experimental capabilities by name, each `{}` (Claude Code checks only that the key is there). */
   experimental?: readonly string[];
+  /** Capabilities beyond the tools, as declared: `resources`, `completions`. */
+  capabilities?: Readonly<Record<string, unknown>>;
 }
 
 /** The version answered to an `initialize` that asked for `requested`. */
@@ -35,6 +37,7 @@ export function initializeResult(params: unknown, features: ServerFeatures = {})
     // once learn of it only through notifications/tools/list_changed.
     capabilities: {
       tools: { listChanged: true },
+      ...features.capabilities,
       ...(experimental.length > 0
         ? { experimental: Object.fromEntries(experimental.map((key) => [key, {}])) }
         : {}),

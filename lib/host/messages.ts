@@ -21,7 +21,7 @@ export function idText(id: RpcId, raw?: string): string {
 /** A JSON-RPC message to write to the host. */
 export type Answer =
   | { jsonrpc: "2.0"; id: RpcId; result: unknown }
-  | { jsonrpc: "2.0"; id: RpcId; error: { code: number; message: string } };
+  | { jsonrpc: "2.0"; id: RpcId; error: { code: number; message: string; data?: unknown } };
 
 /** A well-formed request, ready to dispatch. */
 export interface Request {

@@ -4,10 +4,12 @@
 
 import { isObject } from "../wire/json.ts";
 import {
+  type CallError,
   type CallOutcome,
   INTERNAL_ERROR,
   INVALID_REQUEST,
   METHOD_NOT_FOUND,
+  type RequestContext,
   type Tool,
 } from "../wire/mcp.ts";
 import { type Answer, encodeAnswer, errorAnswer, parseLine, type Request } from "./messages.ts";
@@ -21,7 +23,7 @@ export { type Answer, encodeAnswer, idText, type Parsed, parseLine, type Request
 /** What the host protocol needs from the facade. */
 export interface ToolProvider {
   listTools(): Promise<Tool[]>;
-  callTool(params: unknown): Promise<CallOutcome>;
+  callTool(params: unknown, context?: RequestContext): Promise<CallOutcome>;
   /** Gives the provider what tells the host to list the tools again. */
   onToolsChanged?(listener: () => void): void;
 }
@@ -32,13 +34,28 @@ export interface ToolProvider {
  */
 export const TOOLS_CHANGED = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}';
 
+/** A method a session serves beyond the tools (resources, completion): a result or a JSON-RPC error. */
+export type MethodHandler = (
+  params: unknown,
+  context: RequestContext,
+) => Promise<{ result: unknown } | { error: CallError }>;
+
 /** Answers one well-formed request. */
 export async function dispatch(
   request: Request,
   tools: ToolProvider,
   features?: ServerFeatures,
+  methods?: ReadonlyMap<string, MethodHandler>,
+  context: RequestContext = { signal: new AbortController().signal },
 ): Promise<Answer> {
   const { id, params } = request;
+  const method = methods?.get(request.method);
+  if (method) {
+    const outcome = await method(params, context);
+    return "error" in outcome
+      ? { jsonrpc: "2.0", id, error: outcome.error }
+      : { jsonrpc: "2.0", id, ...outcome };
+  }
   switch (request.method) {
     case "initialize":
       return { jsonrpc: "2.0", id, result: initializeResult(params, features) };
@@ -47,7 +64,7 @@ export async function dispatch(
     case "tools/list":
       return { jsonrpc: "2.0", id, result: { tools: await tools.listTools() } };
     case "tools/call": {
-      const outcome = await tools.callTool(params);
+      const outcome = await tools.callTool(params, context);
       return "error" in outcome
         ? { jsonrpc: "2.0", id, error: outcome.error }
         : { jsonrpc: "2.0", id, result: outcome.result };
@@ -55,6 +72,11 @@ export async function dispatch(
     default:
       return errorAnswer(id, METHOD_NOT_FOUND, `Method not found: ${request.method}`);
   }
+}
+
+/** A request id as a key: the number 1 and the string "1" are different requests. */
+function idKey(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
 }
 
 /** Answers one input line; undefined for a notification, a response, or a blank line. */
@@ -96,6 +118,8 @@ export interface ServeOptions {
   channel?: HostChannel;
   /** What `initialize` declares beyond the tools: the model's instructions, experimental capabilities. */
   features?: ServerFeatures;
+  /** Methods served beyond the tools (resources, completion), by name. */
+  methods?: ReadonlyMap<string, MethodHandler>;
   /** The host's notifications, for a session that acts on some; and how it sends its own (bound at start). */
   notifications?: {
     /** The line writer the session's own notifications go through (its queue says when the host is behind). */
@@ -129,10 +153,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   options.tools.close?.();
 }
 
-/** The session until end of input: undefined once every request has been answered. */
-async function answerAll(options: ServeOptions, writer: LineWriter): Promise<undefined> {
-  const limit = options.lineLimit ?? LINE_LIMIT;
-  const inFlight = new Set<Promise<void>>();
+/** The answers' writer: each whole on its line; after the first, the deferred work starts. */
+function answerWriter(options: ServeOptions, writer: LineWriter) {
   let answered = false;
   // The tools-changed notification waits for the handshake's answer; several before it are one.
   let initialized = false;
@@ -142,7 +164,7 @@ async function answerAll(options: ServeOptions, writer: LineWriter): Promise<und
     if (initialized) void writer.writeLine(TOOLS_CHANGED);
     else changedBeforeInitialize = true;
   });
-  const write = async (answer: Answer, rawId?: string, method?: string) => {
+  return async (answer: Answer, rawId?: string, method?: string) => {
     await writer.writeLine(encodeAnswer(answer, rawId, options.log));
     if (method === "initialize" && !initialized) {
       initialized = true;
@@ -153,6 +175,47 @@ async function answerAll(options: ServeOptions, writer: LineWriter): Promise<und
       options.afterFirstAnswer?.();
     }
   };
+}
+
+/**
+ * Requests in flight, each answered once when ready, with what cancels it: the host's
+ * notifications/cancelled reaches the one it names (a cancelled request is still answered once,
+ * saying what happened).
+ */
+function requestsInFlight(options: ServeOptions, write: ReturnType<typeof answerWriter>) {
+  const tasks = new Set<Promise<void>>();
+  const running = new Map<string, AbortController>();
+  return {
+    cancel: (requestId: unknown) => running.get(idKey(requestId))?.abort(),
+    start: (request: Request) => {
+      const key = idKey(request.id);
+      const cancel = new AbortController();
+      running.set(key, cancel);
+      const context = { signal: cancel.signal };
+      const task = dispatch(request, options.tools, options.features, options.methods, context)
+        .catch((error) => {
+          // A bug must not take the session down: answer and say why on stderr.
+          options.log(`internal error: ${(error as Error)?.stack ?? error}`);
+          return errorAnswer(request.id, INTERNAL_ERROR, "Internal error");
+        })
+        .then((answer) => write(answer, request.rawId, request.method))
+        .finally(() => {
+          tasks.delete(task);
+          if (running.get(key) === cancel) running.delete(key);
+        });
+      tasks.add(task);
+    },
+    all: async () => {
+      while (tasks.size > 0) await Promise.all(tasks);
+    },
+  };
+}
+
+/** The session until end of input: undefined once every request has been answered. */
+async function answerAll(options: ServeOptions, writer: LineWriter): Promise<undefined> {
+  const limit = options.lineLimit ?? LINE_LIMIT;
+  const write = answerWriter(options, writer);
+  const requests = requestsInFlight(options, write);
   for await (const event of readLines(options.input, limit)) {
     if (writer.closed) break;
     if (event.type === "overlong") {
@@ -163,36 +226,24 @@ async function answerAll(options: ServeOptions, writer: LineWriter): Promise<und
     const parsed = parseLine(event.text);
     if ("ignore" in parsed) continue;
     if ("notification" in parsed) {
-      options.notifications?.receive(parsed.notification.method, parsed.notification.params);
-      continue;
+      const { method, params } = parsed.notification;
+      if (method === "notifications/cancelled" && isObject(params)) requests.cancel(params.requestId);
+      options.notifications?.receive(method, params);
+    } else if ("response" in parsed) options.channel?.settle(parsed.response);
+    else if ("answer" in parsed) void write(parsed.answer, parsed.rawId);
+    else {
+      const { request } = parsed;
+      if (request.method === "initialize" && options.channel) {
+        // What the host can be asked (elicitation) is what its latest handshake declared.
+        const params = isObject(request.params) ? request.params : {};
+        options.channel.capabilities = isObject(params.capabilities) ? params.capabilities : {};
+      }
+      requests.start(request);
     }
-    if ("response" in parsed) {
-      options.channel?.settle(parsed.response);
-      continue;
-    }
-    if ("answer" in parsed) {
-      void write(parsed.answer, parsed.rawId);
-      continue;
-    }
-    const { request } = parsed;
-    if (request.method === "initialize" && options.channel) {
-      // What the host can be asked (elicitation) is what its latest handshake declared.
-      const params = isObject(request.params) ? request.params : {};
-      options.channel.capabilities = isObject(params.capabilities) ? params.capabilities : {};
-    }
-    const task = dispatch(request, options.tools, options.features)
-      .catch((error) => {
-        // A bug must not take the session down: answer and say why on stderr.
-        options.log(`internal error: ${(error as Error)?.stack ?? error}`);
-        return errorAnswer(request.id, INTERNAL_ERROR, "Internal error");
-      })
-      .then((answer) => write(answer, request.rawId, request.method))
-      .finally(() => inFlight.delete(task));
-    inFlight.add(task);
   }
   // The host sends nothing more, so no question of ours can be answered: those calls end now.
   options.channel?.close("the host's input ended");
-  while (inFlight.size > 0) await Promise.all(inFlight);
+  await requests.all();
   await writer.flush();
   return undefined;
 }

@@ -41,8 +41,8 @@ export type ConfirmAnswer =
   /** The person could not be asked; `why` says so, and what to do. */
   | { action: "unable"; why: string };
 
-/** Asks the person `question`; never rejects. */
-export type AskPerson = (question: string) => Promise<ConfirmAnswer>;
+/** Asks the person `question`; never rejects. `signal`: the call that asks was cancelled, withdraw it. */
+export type AskPerson = (question: string, signal?: AbortSignal) => Promise<ConfirmAnswer>;
 
 /** Who asks: the host (mcp), the terminal (call), or approvers answering a card in the room. */
 export type Asker = "host" | "terminal" | "room";
@@ -55,7 +55,13 @@ export function askedWhere(where: Asker): string {
 /** What the person is asked about one write: what it means, its content and tags, where it goes. */
 export function confirmationQuestion(
   request: WriteRequest,
-  context: { relay: string; signer?: string; budget?: { spent: number; limit: number } },
+  context: {
+    relay: string;
+    signer?: string;
+    budget?: { spent: number; limit: number };
+    /** A program the agent wrote makes this write (tiny_execute), with the intent it gave. */
+    origin?: { via: string; intent?: string };
+  },
 ): string {
   const lines: string[] = [];
   const as = context.signer ? ` as ${context.signer}` : "";
@@ -75,6 +81,7 @@ export function confirmationQuestion(
       `${request.tool}: ${uploadMeaning(request.args)}; it publishes no event and counts as one write`,
     );
   }
+  if (context.origin) lines.push("", ...originLines(context.origin));
   if (context.budget) {
     lines.push("", `Writes so far: ${context.budget.spent} of ${context.budget.limit} (--max-writes).`);
   }
@@ -85,6 +92,15 @@ export function confirmationQuestion(
       : "Accept sends it to the relay; decline or cancel sends nothing.",
   );
   return lines.join("\n");
+}
+
+/** Who asks for a write made by a program: the tool that runs it, and what the program says it is for. */
+function originLines(origin: { via: string; intent?: string }): string[] {
+  const intent = origin.intent?.trim();
+  return [
+    `A program the agent wrote asks for this write (${printable(origin.via, 40)}).`,
+    intent ? `Its stated intent: ${printable(intent, 500)}` : "It stated no intent.",
+  ];
 }
 
 /**

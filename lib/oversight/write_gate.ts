@@ -7,7 +7,13 @@
 
 import { failureText, type RelayAnswer } from "../relay/answer.ts";
 import { type JsonObject, toolError } from "../wire/mcp.ts";
-import { type AuditEntry, loggedAnswer, loggedArguments, outcomeWhy } from "./audit_record.ts";
+import {
+  type AuditEntry,
+  type AuditOutcome,
+  loggedAnswer,
+  loggedArguments,
+  outcomeWhy,
+} from "./audit_record.ts";
 import type { AuditSink } from "./audit_log.ts";
 import {
   type Approval,
@@ -45,6 +51,31 @@ export interface WriteGateOptions {
   signerName?: () => Promise<string>;
   log(line: string): void;
   now?: () => Date;
+  /** Writes made by a program rather than the host's own call (withOrigin). */
+  origin?: WriteOrigin;
+}
+
+/** A write made from a program the agent wrote (tiny_execute) rather than by the host's own call. */
+export interface WriteOrigin {
+  /** The tool that runs the program, as the question and the log name it. */
+  via: string;
+  /** What the program says it is for, shown to the person asked and kept in the log. */
+  intent?: string;
+  /** The program was cancelled: a question still open is withdrawn, and the write held. */
+  signal?: AbortSignal;
+  /** Stops the program's clock while the person is asked; returns what starts it again. */
+  pause?(): () => void;
+  /** Told each write's fate once it is known: what the program's answer reports. */
+  noted?(note: WriteNote): void;
+}
+
+/** One write as its caller is told of it: held (nothing signed), or the relay's verdict on it. */
+export interface WriteNote {
+  tool: string;
+  outcome: AuditOutcome;
+  /** The signed event's id, when one was signed. */
+  event?: string;
+  why?: string;
 }
 
 /**
@@ -63,6 +94,11 @@ export class WriteGate {
 
   constructor(options: WriteGateOptions) {
     this.#options = options;
+  }
+
+  /** This gate, for writes made by a program: the same budget and log, the question saying who asks. */
+  withOrigin(origin: WriteOrigin): WriteGate {
+    return new WriteGate({ ...this.#options, origin });
   }
 
   /** Before the relay is contacted for a write tool: the tool error when the budget is spent. */
@@ -86,12 +122,16 @@ export class WriteGate {
       return { ok: false, text: reservation.refused };
     }
     if (!ask) return { ok: true, reservation };
+    const { origin } = this.#options;
     const question = confirmationQuestion({ tool, event: template, args }, {
       relay: this.#options.relay,
       signer: await this.#options.signerName?.(),
       budget: budget.limit === undefined ? undefined : { spent: budget.spent, limit: budget.limit },
+      origin,
     });
-    const answer = await ask(question);
+    // The program's clock stops while its person decides.
+    const resume = origin?.pause?.();
+    const answer = await ask(question, origin?.signal).finally(() => resume?.());
     if (answer.action === "accept") {
       return answer.approval
         ? { ok: true, reservation, approval: answer.approval }
@@ -201,10 +241,27 @@ export class WriteGate {
   }
 
   #append(entry: Omit<AuditEntry, "time" | "session" | "relay">): Promise<void> {
-    const { audit, now, session, relay } = this.#options;
+    const { audit, now, session, relay, origin } = this.#options;
+    const event = typeof entry.event?.id === "string" ? entry.event.id : undefined;
+    origin?.noted?.({
+      tool: entry.tool,
+      outcome: entry.outcome,
+      ...(event ? { event } : {}),
+      ...(entry.why ? { why: entry.why } : {}),
+    });
     if (!audit) return Promise.resolve();
     const { tool, ...rest } = entry;
-    return audit.append({ time: (now?.() ?? new Date()).toISOString(), session, relay, tool, ...rest });
+    const via = origin
+      ? { via: { tool: origin.via, ...(origin.intent ? { intent: origin.intent } : {}) } }
+      : {};
+    return audit.append({
+      time: (now?.() ?? new Date()).toISOString(),
+      session,
+      relay,
+      tool,
+      ...via,
+      ...rest,
+    });
   }
 }
 

@@ -8,7 +8,7 @@
 import type { Command } from "../cli/args.ts";
 import type { Facade } from "../facade/facade.ts";
 import type { ToolProvider } from "../host/protocol.ts";
-import type { CallOutcome, Tool } from "../wire/mcp.ts";
+import type { CallOutcome, RequestContext, Tool } from "../wire/mcp.ts";
 import type { Signer } from "../key/signer.ts";
 import { PackageLoadError } from "../key/stack.ts";
 import type { RelayTransport } from "../transport/kept_connection.ts";
@@ -81,8 +81,8 @@ export function deferredFacade(
   return {
     warm: () => void load(),
     listTools: (): Promise<Tool[]> => guarded(load().then((facade) => facade.listTools())),
-    callTool: (params: unknown): Promise<CallOutcome> =>
-      guarded(load().then((facade) => facade.callTool(params))),
+    callTool: (params: unknown, context?: RequestContext): Promise<CallOutcome> =>
+      guarded(load().then((facade) => facade.callTool(params, context))),
     onToolsChanged: (listener) => {
       toolsChanged = listener;
       void loading?.then((facade) => facade.onToolsChanged(listener));

@@ -51,7 +51,7 @@ export async function mcp(
     output: processStdio.output,
     tools: {
       listTools: () => (host.watch(), side.listTools()),
-      callTool: (params) => (host.watch(), side.callTool(params)),
+      callTool: (params, context) => (host.watch(), side.callTool(params, context)),
       onToolsChanged: (listener) => side.onToolsChanged(listener),
       close: () => {
         room.close();

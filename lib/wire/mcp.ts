@@ -43,10 +43,16 @@ export interface CallToolResult {
   [field: string]: unknown;
 }
 
-/** A JSON-RPC error the host receives instead of a tool result. */
+/** A JSON-RPC error the host receives instead of a result; `data` says more to a client that reads it. */
 export interface CallError {
   code: number;
   message: string;
+  data?: unknown;
+}
+
+/** What a request's handler is told besides its params: the host cancelled it (`notifications/cancelled`). */
+export interface RequestContext {
+  signal: AbortSignal;
 }
 
 /** The answer to one `tools/call`: a result, or a protocol error such as `-32602 Unknown tool`. */
@@ -62,5 +68,5 @@ export function toolError(text: string, structuredContent?: unknown): CallToolRe
 /** A tool answered in this process (`tiny_diagnose`): its table entry and how to call it. */
 export interface LocalTool {
   entry: Tool;
-  call(args: JsonObject): Promise<CallToolResult>;
+  call(args: JsonObject, context?: RequestContext): Promise<CallToolResult>;
 }

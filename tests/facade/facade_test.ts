@@ -644,3 +644,49 @@ Deno.test("writes under the person's hold", async (t) => {
     assert.equal(relay.calls.length, 1);
   });
 });
+
+Deno.test("a program's calls (an origin with a signal) stop when it does; the host's own calls never do", async (t) => {
+  const writes = [...CONTRACT_READ, ...CONTRACT_WRITE];
+  await t.step("cancelled before the call: nothing reaches the relay", async () => {
+    const { relay, facade } = setup({ exposed: writes, allowWrites: true });
+    const stopped = new AbortController();
+    stopped.abort();
+    const origin = { via: "tiny_execute", signal: stopped.signal };
+    const result = resultOf(await facade.callTool({ name: "list_rooms", arguments: {} }, { origin }));
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /^transport: the call was cancelled before it was sent/);
+    assert.deepEqual(relay.calls, []);
+  });
+  await t.step("cancelled while the person is asked: the template is never signed or sent", async () => {
+    const stopped = new AbortController();
+    const gate = new WriteGate({
+      relay: "r",
+      session: "s",
+      budget: new WriteBudget(),
+      where: "host",
+      ask: () => (stopped.abort(), Promise.resolve({ action: "accept" })),
+      log: () => {},
+    });
+    const { relay, facade } = setup({ exposed: writes, allowWrites: true, gate });
+    relay.callAnswers.push(ok({
+      content: [],
+      structuredContent: { unsigned: { kind: 9, created_at: 1, tags: [["h", "general"]], content: "x" } },
+    }));
+    const origin = { via: "tiny_execute", signal: stopped.signal };
+    const result = resultOf(
+      await facade.callTool({ name: "post_message", arguments: { room: "general" } }, { origin }),
+    );
+    assert.equal(result.isError, true);
+    assert.equal(relay.calls.length, 1, "the template's call only; no resubmission");
+  });
+  await t.step("the host cancelled its own call: it still runs (facade.md)", async () => {
+    const { relay, facade } = setup();
+    const cancelled = new AbortController();
+    cancelled.abort();
+    const result = resultOf(
+      await facade.callTool({ name: "list_rooms", arguments: {} }, { signal: cancelled.signal }),
+    );
+    assert.equal(textOf(result), "list_rooms done");
+    assert.equal(relay.calls.length, 1);
+  });
+});

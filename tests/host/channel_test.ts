@@ -123,3 +123,39 @@ Deno.test("a malformed error is named as such", async () => {
   c.settle({ id: "tinyagent-1", error: "nope" });
   assert.deepEqual(await asked, { ok: false, error: { code: 0, message: "a malformed error" } });
 });
+
+Deno.test("the call that asked is cancelled: the host is told to close its question, a late answer ignored", async (t) => {
+  await t.step("cancelled while waiting", async () => {
+    const { channel: c, lines } = channel();
+    const cancel = new AbortController();
+    const asked = c.request("elicitation/create", { message: "a" }, 60_000, cancel.signal);
+    cancel.abort();
+    assert.deepEqual(await within(1_000, "the cancelled request", asked), { ok: false, cancelled: true });
+    assert.equal(c.pending, 0);
+    assert.deepEqual(lines[1], {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "tinyagent-1", reason: "the call that asked was cancelled" },
+    });
+    assert.equal(c.settle({ id: "tinyagent-1", result: { action: "accept" } }), false, "too late");
+  });
+  await t.step("cancelled before asking: nothing is sent", async () => {
+    const { channel: c, lines } = channel();
+    const cancel = new AbortController();
+    cancel.abort();
+    assert.deepEqual(await c.request("elicitation/create", {}, 60_000, cancel.signal), {
+      ok: false,
+      cancelled: true,
+    });
+    assert.deepEqual(lines, []);
+  });
+  await t.step("answered first: a later cancel changes nothing and sends nothing", async () => {
+    const { channel: c, lines } = channel();
+    const cancel = new AbortController();
+    const asked = c.request("elicitation/create", {}, 60_000, cancel.signal);
+    c.settle({ id: "tinyagent-1", result: { action: "decline" } });
+    cancel.abort();
+    assert.deepEqual(await asked, { ok: true, result: { action: "decline" } });
+    assert.equal(lines.length, 1, "the request alone");
+  });
+});

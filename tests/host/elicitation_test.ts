@@ -145,3 +145,17 @@ Deno.test("the confirmation timeout bounds each host request unchanged: not roun
     channel.close("test over");
   }
 });
+
+Deno.test("a question whose call was cancelled is withdrawn, and the write cannot go ahead", async () => {
+  const { channel, lines } = host({ elicitation: {} });
+  const ask = askThroughHost(channel, 60_000);
+  const cancel = new AbortController();
+  const asked = ask("Sign?", cancel.signal);
+  assert.equal(lines.length, 1);
+  cancel.abort();
+  assert.deepEqual(await within(1_000, "the withdrawn question", asked), {
+    action: "unable",
+    why: "the call that asked was cancelled before the person answered",
+  });
+  assert.equal((lines[1] as unknown as { method: string }).method, "notifications/cancelled");
+});

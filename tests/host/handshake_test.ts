@@ -59,3 +59,19 @@ Deno.test("instructions: present only when given, exactly as given", () => {
   assert.equal(initializeResult({}, { instructions: "" }).instructions, "");
   assert.ok(!("instructions" in initializeResult({}, { experimental: ["claude/channel"] })));
 });
+
+Deno.test("capabilities a session adds (resources, completions) are declared beside the tools", () => {
+  const result = initializeResult({ protocolVersion: "2025-06-18" }, {
+    capabilities: { resources: { subscribe: true }, completions: {} },
+  });
+  assert.deepEqual(result.capabilities, {
+    tools: { listChanged: true },
+    resources: { subscribe: true },
+    completions: {},
+  });
+  assert.deepEqual(
+    initializeResult({}).capabilities,
+    { tools: { listChanged: true } },
+    "none added: tools alone",
+  );
+});

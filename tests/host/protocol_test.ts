@@ -7,6 +7,7 @@ import type { CallOutcome, Tool } from "../../lib/wire/mcp.ts";
 import {
   answerLine,
   encodeAnswer,
+  type MethodHandler,
   negotiateVersion,
   parseLine,
   serve,
@@ -337,7 +338,13 @@ Deno.test("encodeAnswer: the id as the host wrote it, and an answer that cannot 
  * A serve() session in process: lines pushed in, lines written out, the provider's listener kept;
  * with a channel and a tools/call of the test's own when given.
  */
-function session(options: { channel?: HostChannel; callTool?: ToolProvider["callTool"] } = {}) {
+function session(
+  options: {
+    channel?: HostChannel;
+    callTool?: ToolProvider["callTool"];
+    methods?: ReadonlyMap<string, MethodHandler>;
+  } = {},
+) {
   const queue: Uint8Array[] = [];
   let wake: (() => void) | undefined;
   let ended = false;
@@ -370,6 +377,7 @@ function session(options: { channel?: HostChannel; callTool?: ToolProvider["call
     tools,
     log: () => {},
     channel: options.channel,
+    methods: options.methods,
   });
   const send = async (text: string) => {
     queue.push(new TextEncoder().encode(`${text}\n`));
@@ -506,5 +514,85 @@ Deno.test("responses to tinyagent's own requests: handed to the channel, never a
       ok: false,
       gone: "the host's input ended",
     });
+  });
+});
+
+Deno.test("methods beyond the tools: each answered by its handler, a result or an error with its data", async () => {
+  const seen: unknown[] = [];
+  const methods = new Map<string, MethodHandler>([
+    ["resources/list", (params) => (seen.push(params), Promise.resolve({ result: { resources: [] } }))],
+    [
+      "resources/read",
+      () =>
+        Promise.resolve({
+          error: {
+            code: INVALID_PARAMS,
+            message: "Unknown resource",
+            data: { uri: "tiny://x", nearest: [] },
+          },
+        }),
+    ],
+  ]);
+  const s = session({ methods });
+  await s.send(line({ jsonrpc: "2.0", id: 1, method: "resources/list", params: { cursor: "c" } }));
+  await s.send(line({ jsonrpc: "2.0", id: 2, method: "resources/read", params: { uri: "tiny://x" } }));
+  await s.send(line({ jsonrpc: "2.0", id: 3, method: "resources/subscribe", params: {} }));
+  await s.end();
+  assert.deepEqual(seen, [{ cursor: "c" }]);
+  assert.deepEqual(s.written.map((text) => JSON.parse(text)), [
+    { jsonrpc: "2.0", id: 1, result: { resources: [] } },
+    {
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: INVALID_PARAMS, message: "Unknown resource", data: { uri: "tiny://x", nearest: [] } },
+    },
+    {
+      jsonrpc: "2.0",
+      id: 3,
+      error: { code: METHOD_NOT_FOUND, message: "Method not found: resources/subscribe" },
+    },
+  ]);
+});
+
+Deno.test("notifications/cancelled reaches the request it names, which is still answered once", async (t) => {
+  const started: { id: unknown; signal: AbortSignal; release: () => void }[] = [];
+  const callTool: ToolProvider["callTool"] = (params, context) => {
+    const done = Promise.withResolvers<void>();
+    started.push({ id: (params as { name: string }).name, signal: context!.signal, release: done.resolve });
+    return done.promise.then(() => ({ result: { content: [{ type: "text", text: "ended" }] } }));
+  };
+  const s = session({ callTool });
+  const call = (id: unknown, name: string) =>
+    s.send(line({ jsonrpc: "2.0", id, method: "tools/call", params: { name } }));
+  await call(7, "seven");
+  await call("7", "string seven");
+  await call(8, "eight");
+  await t.step('only the named request\'s signal aborts; the number 7 is not the string "7"', async () => {
+    await s.send(line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } }));
+    assert.deepEqual(started.map((one) => [one.id, one.signal.aborted]), [
+      ["seven", true],
+      ["string seven", false],
+      ["eight", false],
+    ]);
+  });
+  await t.step("an unknown id, a malformed cancellation: nothing happens", async () => {
+    await s.send(line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 99 } }));
+    await s.send(line({ jsonrpc: "2.0", method: "notifications/cancelled", params: "7" }));
+    assert.deepEqual(started.map((one) => one.signal.aborted), [true, false, false]);
+  });
+  await t.step("every request is answered once, the cancelled one too", async () => {
+    for (const one of started) one.release();
+    await s.end();
+    assert.deepEqual(s.written.map((text) => JSON.parse(text).id).sort(), [7, 8, "7"].sort());
+  });
+  await t.step("a finished request's id reused: the new request has a signal of its own", async () => {
+    const again = session({ callTool });
+    await again.send(line({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "first" } }));
+    started.at(-1)!.release();
+    await again.send(line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }));
+    await again.send(line({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "second" } }));
+    assert.equal(started.at(-1)!.signal.aborted, false);
+    started.at(-1)!.release();
+    await again.end();
   });
 });

@@ -213,3 +213,70 @@ Deno.test("a refused template and an upload's answer are said and recorded", asy
     /^receipt: upload_attachment: a file stored in room "general", about 3,750 bytes: accepted$/,
   );
 });
+
+Deno.test("a write from a program (withOrigin): the question names it and its intent, the clock stops while asked", async (t) => {
+  const clock: string[] = [];
+  const notes: unknown[] = [];
+  const signals: (AbortSignal | undefined)[] = [];
+  const cancel = new AbortController();
+  const { gate, entries, questions, budget } = setup({
+    answers: [{ action: "accept" }, { action: "decline" }],
+  });
+  const program = gate.withOrigin({
+    via: "tiny_execute",
+    intent: "tell the room\u202e the build is green",
+    signal: cancel.signal,
+    pause: () => (clock.push("paused"), () => void clock.push("resumed")),
+    noted: (note) => void notes.push(note),
+  });
+  await t.step("asked with who asks and what for, its hidden characters shown", async () => {
+    const cleared = await program.clear("post_message", { room: "general" }, TEMPLATE);
+    assert.ok(cleared.ok);
+    cleared.reservation.spend();
+    assert.match(questions[0], /A program the agent wrote asks for this write \(tiny_execute\)\./);
+    assert.match(questions[0], /Its stated intent: tell the room\\u202e the build is green/);
+    assert.deepEqual(clock, ["paused", "resumed"], "paused for the person, resumed after");
+  });
+  await t.step("the relay's verdict and the entry name the program", async () => {
+    await program.signed(
+      "post_message",
+      { room: "general" },
+      EVENT,
+      { ok: true, result: PUBLISHED },
+      PUBLISHED,
+    );
+    assert.deepEqual(entries.at(-1)!.via, {
+      tool: "tiny_execute",
+      intent: "tell the room\u202e the build is green",
+    });
+    assert.deepEqual(notes.at(-1), { tool: "post_message", outcome: "accepted", event: EVENT.id });
+  });
+  await t.step("a decline is noted held, nothing signed, and the budget's place given back", async () => {
+    const held = await program.clear("post_message", { room: "general" }, TEMPLATE);
+    assert.equal(held.ok, false);
+    assert.equal(budget.spent, 1);
+    const note = notes.at(-1) as { outcome: string; event?: string };
+    assert.equal(note.outcome, "held");
+    assert.equal(note.event, undefined);
+    assert.equal(entries.at(-1)!.via?.tool, "tiny_execute");
+  });
+  await t.step(
+    "the question is asked with the program's signal; the gate it came from is untouched",
+    async () => {
+      const { gate: plain, entries: plainEntries } = setup({ answers: [{ action: "decline" }] });
+      const asking = new WriteGate({
+        relay: "r",
+        session: "s",
+        budget: new WriteBudget(),
+        where: "host",
+        ask: (_question, signal) => (signals.push(signal), Promise.resolve({ action: "decline" })),
+        log: () => {},
+      });
+      await asking.withOrigin({ via: "tiny_execute", signal: cancel.signal }).clear("react", {}, TEMPLATE);
+      await asking.clear("react", {}, TEMPLATE);
+      assert.deepEqual(signals, [cancel.signal, undefined]);
+      await plain.clear("react", {}, TEMPLATE);
+      assert.equal(plainEntries.at(-1)!.via, undefined, "a host's own write names no program");
+    },
+  );
+});

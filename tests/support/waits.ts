@@ -34,3 +34,16 @@ export async function withBrokenFile(
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+/**
+ * Resolves once `holds()` is true, checked every few milliseconds; a failure naming `what` after `ms`.
+ * For what a test can only look at, not await: a child's stderr, read apart from its stdout, may come
+ * later than an answer written after it.
+ */
+export async function until(ms: number, what: string, holds: () => boolean): Promise<void> {
+  const end = Date.now() + ms;
+  while (!holds()) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
