@@ -258,6 +258,10 @@ Deno.test("hostile schemas: bounded depth, members and size; cyclic and junk sai
   (cyclic.properties as Record<string, unknown>).items = { type: "array", items: cyclic };
   assert.ok(schemaType(cyclic, "full").length < MAX_CHARS * 4);
   assert.equal(schemaType({ type: "object", properties: { a: { $ref: "#" } } }, "brief"), "{ a?: unknown }");
+  // Wide and cyclic: 64 properties each the whole object again, 64^9 paths, read MAX_NODES nodes at most.
+  const wide: Record<string, unknown> = { type: "object", properties: {} };
+  for (let i = 0; i < MAX_MEMBERS; i++) (wide.properties as Record<string, unknown>)[`k${i}`] = wide;
+  assert.ok(schemaType(wide, "brief").length <= MAX_CHARS + 100);
   // 10,000 properties: 64 shown, the rest counted.
   const many = {
     type: "object",
@@ -274,7 +278,7 @@ Deno.test("hostile schemas: bounded depth, members and size; cyclic and junk sai
     ),
   };
   const full = schemaType(wordy, "full");
-  assert.ok(full.length < MAX_CHARS + 1024, String(full.length));
+  assert.ok(full.length <= MAX_CHARS + 100, String(full.length));
   assert.match(full, /more properties not shown \*\/\n\}$/);
   // A name too long to say is counted, not shown.
   assert.equal(
@@ -282,8 +286,8 @@ Deno.test("hostile schemas: bounded depth, members and size; cyclic and junk sai
     "{ ok?: string; /* 1 more property not shown */ }",
   );
   // Wide unions and long enums: unknown rather than pages of text.
-  const wide = { anyOf: Array.from({ length: 10_000 }, (_, i) => ({ const: i })) };
-  assert.equal(schemaType(wide, "brief"), "unknown");
+  const union = { anyOf: Array.from({ length: 10_000 }, (_, i) => ({ const: i })) };
+  assert.equal(schemaType(union, "brief"), "unknown");
   const longEnums = {
     anyOf: Array.from({ length: 60 }, (_, i) => ({
       enum: Array.from({ length: 60 }, (_, j) => `${i}-${j}-${"x".repeat(70)}`),
@@ -295,7 +299,7 @@ Deno.test("hostile schemas: bounded depth, members and size; cyclic and junk sai
     "{ a?: string }",
   );
   // Whatever it is given, a signature comes back, bounded.
-  for (const junk of [deep(1000), many, wordy, cyclic, wide, longEnums, null, [], "x", 1]) {
+  for (const junk of [deep(1000), many, wordy, cyclic, wide, union, longEnums, null, [], "x", 1]) {
     const signature = toolSignature(
       tool({ inputSchema: junk as Tool["inputSchema"], outputSchema: junk as Tool["inputSchema"] }),
       "full",
