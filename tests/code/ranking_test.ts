@@ -155,7 +155,7 @@ Deno.test("closestNames: the names nearest the query's words, five at most", () 
 });
 
 Deno.test("a table far larger than any relay's: ranked, bounded, the right tool first", () => {
-  const noise = Array.from({ length: 2000 }, (_, i) =>
+  const noise = Array.from({ length: 1000 }, (_, i) =>
     synthetic(`tool_${i}`, {
       title: `Tool ${i}`,
       description: Array.from({ length: 2000 }, (_, j) => `w${(i * 7 + j) % 997}`).join(" "),
