@@ -1,0 +1,164 @@
+// `tiny_search` (lib/code/search_tool.ts): its entry (checked by the official SDK's schema), each
+// refusal of its arguments in its words, the result's text and structure, the table read at each
+// call, and the table unavailable (said, or thrown) as a tool error pointing at tiny_diagnose.
+
+import assert from "node:assert/strict";
+import { CallToolResultSchema, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import { search } from "../../lib/code/search.ts";
+import {
+  MAX_QUERY,
+  parseSearchArgs,
+  SEARCH_ENTRY,
+  SEARCH_TOOL,
+  searchTool,
+  unavailableText,
+} from "../../lib/code/search_tool.ts";
+import { exposedTable } from "../../lib/facade/exposed_table.ts";
+import { READ_TOOLS, WRITE_TOOLS } from "../../lib/facade/tools.ts";
+import type { CallToolResult, Tool } from "../../lib/wire/mcp.ts";
+import { DEFAULT_TOOLS } from "../support/strict_relay/tool_table.ts";
+
+const TABLE = exposedTable(DEFAULT_TOOLS, [...READ_TOOLS, ...WRITE_TOOLS]).value;
+const READS = exposedTable(DEFAULT_TOOLS, READ_TOOLS).value;
+const textOf = (result: CallToolResult) => result.content[0].text!;
+
+Deno.test("the entry: a valid MCP tool, read-only, a query and an optional detail, nothing else", () => {
+  assert.equal(SEARCH_TOOL, "tiny_search");
+  assert.equal(SEARCH_ENTRY.name, SEARCH_TOOL);
+  assert.ok(ToolSchema.safeParse(SEARCH_ENTRY).success);
+  const schema = SEARCH_ENTRY.inputSchema as {
+    properties: Record<string, Record<string, unknown>>;
+    required: string[];
+    additionalProperties: boolean;
+  };
+  assert.deepEqual(Object.keys(schema.properties), ["query", "detail"]);
+  assert.deepEqual(schema.required, ["query"]);
+  assert.equal(schema.additionalProperties, false);
+  assert.equal(schema.properties.query.type, "string");
+  assert.equal(schema.properties.query.maxLength, MAX_QUERY);
+  assert.deepEqual(schema.properties.detail.enum, ["brief", "full"]);
+  assert.equal(SEARCH_ENTRY.annotations?.readOnlyHint, true);
+  // Written for the model: what it searches, how a program calls, what a call returns and throws.
+  for (const said of [/tiny_execute/, /`relay\.<name>\(args/, /structuredContent/, /throws/, /empty query/]) {
+    assert.match(SEARCH_ENTRY.description!, said);
+  }
+});
+
+Deno.test("parseSearchArgs: the query and detail taken; each refusal in its words", () => {
+  assert.deepEqual(parseSearchArgs({ query: "issues" }), { ok: true, query: "issues" });
+  assert.deepEqual(parseSearchArgs({ query: "" }), { ok: true, query: "" });
+  assert.deepEqual(parseSearchArgs({ query: "x", detail: "brief" }), {
+    ok: true,
+    query: "x",
+    detail: "brief",
+  });
+  assert.deepEqual(parseSearchArgs({ query: "x", detail: "full" }), { ok: true, query: "x", detail: "full" });
+  assert.deepEqual(parseSearchArgs({ query: "q".repeat(MAX_QUERY) }), {
+    ok: true,
+    query: "q".repeat(MAX_QUERY),
+  });
+  const refusals: [Record<string, unknown>, string][] = [
+    [{}, "invalid arguments: query must be a string (an empty one lists every function)"],
+    [{ query: 5 }, "invalid arguments: query must be a string (an empty one lists every function)"],
+    [{ query: null }, "invalid arguments: query must be a string (an empty one lists every function)"],
+    [{ query: ["issues"] }, "invalid arguments: query must be a string (an empty one lists every function)"],
+    [
+      { query: "q".repeat(MAX_QUERY + 1) },
+      `invalid arguments: query may hold ${MAX_QUERY} characters at most`,
+    ],
+    [{ query: "x", detail: "verbose" }, 'invalid arguments: detail must be "brief" or "full"'],
+    [{ query: "x", detail: null }, 'invalid arguments: detail must be "brief" or "full"'],
+    [{ query: "x", detail: ["full"] }, 'invalid arguments: detail must be "brief" or "full"'],
+    [{ query: "x", language: "typescript" }, 'invalid arguments: unknown field "language"'],
+    [{ query: "x", "a\nb": 1 }, 'invalid arguments: unknown field "a\\nb"'],
+  ];
+  for (const [args, error] of refusals) {
+    assert.deepEqual(parseSearchArgs(args), { ok: false, error }, JSON.stringify(args).slice(0, 60));
+  }
+});
+
+/** The tool over a table function that counts its calls. */
+function counted(table: () => Promise<Tool[] | { unavailable: string }>) {
+  let calls = 0;
+  const tool = searchTool(() => {
+    calls++;
+    return table();
+  });
+  return { tool, calls: () => calls };
+}
+
+Deno.test("a call: the rendering as its one text block, the matches as structure, never an error", async () => {
+  const { tool } = counted(() => Promise.resolve(TABLE));
+  for (
+    const [query, detail] of [["issues", undefined], ["room messages", "brief"], ["", undefined]] as const
+  ) {
+    const result = await tool.call(detail ? { query, detail } : { query });
+    assert.ok(CallToolResultSchema.safeParse(result).success);
+    const found = search(TABLE, query, detail);
+    assert.deepEqual(result, {
+      content: [{ type: "text", text: found.text }],
+      structuredContent: { matches: found.matches, total: found.total, shown: found.shown },
+      isError: false,
+    });
+  }
+  const issues = await tool.call({ query: "issues" });
+  const structured = issues.structuredContent as { matches: { name: string; write: boolean }[] };
+  assert.equal(structured.matches[0].name, "list_issues");
+  const none = await tool.call({ query: "xyzzy" });
+  assert.equal(none.isError, false);
+  assert.match(textOf(none), /^No function matches "xyzzy"\. The closest names: /);
+  assert.deepEqual(none.structuredContent, { matches: [], total: 0, shown: 0 });
+});
+
+Deno.test("the table is read at each call: what --tools and --allow-writes expose now, and only that", async () => {
+  let table = READS;
+  const { tool, calls } = counted(() => Promise.resolve(table));
+  const before = await tool.call({ query: "post message" });
+  assert.doesNotMatch(textOf(before), /relay\.post_message/);
+  table = TABLE;
+  const after = await tool.call({ query: "post message" });
+  assert.match(textOf(after), /relay\.post_message\(args: \{/);
+  assert.equal(calls(), 2);
+  assert.match(textOf(await tool.call({ query: "" })), /^35 functions/);
+});
+
+Deno.test("bad arguments: a tool error naming the field, and the table not read", async () => {
+  const { tool, calls } = counted(() => Promise.resolve(TABLE));
+  for (
+    const [args, error] of [
+      [{}, "invalid arguments: query must be a string (an empty one lists every function)"],
+      [{ query: "x", detail: "verbose" }, 'invalid arguments: detail must be "brief" or "full"'],
+      [{ query: "x", extra: true }, 'invalid arguments: unknown field "extra"'],
+    ] as const
+  ) {
+    const result = await tool.call(args);
+    assert.ok(CallToolResultSchema.safeParse(result).success);
+    assert.deepEqual(result, { content: [{ type: "text", text: error }], isError: true });
+  }
+  assert.equal(calls(), 0);
+});
+
+Deno.test("the relay's table unavailable, said or thrown: a tool error that points at tiny_diagnose", async () => {
+  const said = await searchTool(() => Promise.resolve({ unavailable: "transport: connection refused" }))
+    .call({ query: "issues" });
+  assert.deepEqual(said, {
+    content: [{
+      type: "text",
+      text:
+        "the relay's tool table could not be read (transport: connection refused), so there is nothing to " +
+        "search; call tiny_diagnose to see why",
+    }],
+    isError: true,
+  });
+  const thrown = await searchTool(() => Promise.reject(new Error("permission: unauthorized"))).call({
+    query: "",
+  });
+  assert.equal(thrown.isError, true);
+  assert.equal(textOf(thrown), unavailableText("permission: unauthorized"));
+  const odd = await searchTool(() => Promise.reject("a string")).call({ query: "" });
+  assert.equal(textOf(odd), unavailableText("a string"));
+  // A reason of any size or shape is said on one line, bounded.
+  const long = unavailableText(`relay: ${"x\n".repeat(10_000)}`);
+  assert.ok(!long.includes("\n"));
+  assert.ok(long.length < 700);
+});
