@@ -11,6 +11,7 @@ export const LAYERS = [
   "session",
   "cli",
   "rpc",
+  "resources",
   "code",
   "host",
   "diagnose",
