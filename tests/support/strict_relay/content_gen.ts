@@ -217,7 +217,9 @@ export function jobsContent(o: GenOptions & { room?: string; assignees?: string[
 /** An 8 by 8 RGB gradient, a complete PNG. */
 export const PNG_8X8 = Uint8Array.from(
   atob(
-    "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAbUlEQVR42hXOUREAUQhCUaMYhShEMcqNQhSi7Fs/OQzjzLCDBg83MGToMLPsosXLLSxZug/ECgmLE4iI6oFZI2NzBhNTPzj20OHjDo4cvQf/7Bt41Rf+F+h7YsIGBYfLHyc0D8oWFZfrX05p+QDeqGABtJu0bQAAAABJRU5ErkJggg==",
+    "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAbUlEQVR42hXOUREAUQhCUaMYhShEMcqNQhSi7Fs/" +
+      "OQzjzLCDBg83MGToMLPsosXLLSxZug/ECgmLE4iI6oFZI2NzBhNTPzj20OHjDo4cvQf/7Bt41Rf+F+h7YsIGBYfL" +
+      "Hyc0D8oWFZfrX05p+QDeqGABtJu0bQAAAABJRU5ErkJggg==",
   ),
   (c) => c.charCodeAt(0),
 );

@@ -51,7 +51,7 @@ Deno.test("content repo: list_issues pages newest first and filters by state, la
   });
 });
 
-Deno.test("content repo: read_issue gives replies newest first, their newest author, the status", async () => {
+Deno.test("content repo: read_issue gives replies newest first, the newest author, the status", async () => {
   await withRelay({}, async (relay) => {
     relay.seed(content.seed);
     for (const issue of content.issues.slice(0, 8)) {

@@ -118,7 +118,7 @@ Deno.test("content rooms: the relay's refusals for rooms", async () => {
   });
 });
 
-Deno.test("content rooms: a message posted after seeding reaches read_room and a live subscriber", async () => {
+Deno.test("content rooms: a message posted after seeding reaches read_room and a subscriber", async () => {
   const content = roomsContent(3, { since: 1_600_000_000 });
   await withRelay({ rooms: [] }, async (relay) => {
     relay.seed(content.seed);

@@ -45,7 +45,7 @@ Deno.test("content wiki: pages by name, the preferred version, the history and a
   });
 });
 
-Deno.test("content jobs: every state, the state filter, mine, and one job's answers oldest first", async () => {
+Deno.test("content jobs: every state, the filters, and one job's answers oldest first", async () => {
   const content = jobsContent({ assignees: [AGENT.pk] });
   await withRelay({}, async (relay) => {
     relay.seed(content.seed);
