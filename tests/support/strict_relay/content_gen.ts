@@ -43,6 +43,28 @@ export interface RoomsContent {
   thread?: { room: string; root: NostrEvent; replies: NostrEvent[] };
 }
 
+/** A kind 11 thread with two kind 12 replies, added to the room's messages. */
+function threadIn(room: GeneratedRoom, authors: GenKey[], since: number): RoomsContent["thread"] {
+  const root = sign(
+    authors[0],
+    11,
+    since + 40,
+    [["h", room.id], ["subject", "Plans"]],
+    "What do we ship first?",
+  );
+  const replies = [1, 2].map((k) =>
+    sign(
+      authors[k],
+      12,
+      since + 40 + k * 10,
+      [["h", room.id], ["e", root.id], ["p", root.pubkey]],
+      `Reply ${k}`,
+    )
+  );
+  room.messages.push(root, ...replies);
+  return { room: room.id, root, replies };
+}
+
 /** `n` rooms (ids room-001 …), each with 2 to 5 members and 1 to 3 messages from them. */
 export function roomsContent(n = 250, o: GenOptions = {}): RoomsContent {
   count(n, 10000, "roomsContent");
@@ -83,28 +105,7 @@ export function roomsContent(n = 250, o: GenOptions = {}): RoomsContent {
     );
     rooms.push({ id, name, members: members.map((k) => k.pk), messages });
   }
-  let thread: RoomsContent["thread"];
-  if (n > 0) {
-    const room = rooms[0];
-    const root = sign(
-      authors[0],
-      11,
-      since + 40,
-      [["h", room.id], ["subject", "Plans"]],
-      "What do we ship first?",
-    );
-    const replies = [1, 2].map((k) =>
-      sign(
-        authors[k],
-        12,
-        since + 40 + k * 10,
-        [["h", room.id], ["e", root.id], ["p", root.pubkey]],
-        `Reply ${k}`,
-      )
-    );
-    room.messages.push(root, ...replies);
-    thread = { room: room.id, root, replies };
-  }
+  const thread = n > 0 ? threadIn(rooms[0], authors, since) : undefined;
   return { seed: { rooms: records, events: rooms.flatMap((r) => r.messages) }, rooms, authors, thread };
 }
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { finalizeEvent, type NostrEvent } from "nostr-tools/pure";
 import { roomsContent } from "./mod.ts";
-import { withRelay, withSocket } from "./nostr_test_kit.ts";
+import { signed, withRelay, withSocket } from "./nostr_test_kit.ts";
 import { AGENT, call, everyPage, publishWith, read, refused } from "./content_test_kit.ts";
 
 const newestFirst = (a: NostrEvent, b: NostrEvent) => b.created_at - a.created_at || (a.id < b.id ? -1 : 1);
@@ -133,7 +133,7 @@ Deno.test("content rooms: a message posted after seeding reaches read_room and a
       const posted = await publishWith(
         relay,
         "post_message",
-        { room: "room-002", content: "hello from later" },
+        { room: "room-002", content: "hello <from> later & again" },
         (unsigned) => finalizeEvent(unsigned, AGENT.sk),
       );
       assert.deepEqual(await ws.next("the live message"), ["EVENT", "room", posted]);
@@ -146,5 +146,29 @@ Deno.test("content rooms: a message posted after seeding reaches read_room and a
       assert.equal(page.room.role, "member");
       assert.equal(page.room.last_message_at, posted.created_at);
     });
+  });
+});
+
+Deno.test("content rooms: the text block is the JSON Go writes; messages of one second page once", async () => {
+  await withRelay({ rooms: [] }, async (relay) => {
+    const at = 1_600_000_000;
+    const same = [1, 2, 3].map((i) =>
+      signed(AGENT, { created_at: at, tags: [["h", "tie"]], content: `<${i}> & co` })
+    );
+    relay.seed({ rooms: [{ id: "tie", name: "Ties" }], events: same });
+    const whole = await call(relay, "read_room", { id: "tie" });
+    assert.ok(
+      whole.result.content[0].text.includes("\\u003c1\\u003e \\u0026 co"),
+      "<, > and & escaped as Go does",
+    );
+    assert.ok(!whole.result.content[0].text.includes("<"));
+    const seen: string[] = [];
+    let cursor = "";
+    do {
+      const page = await read(relay, "read_room", { id: "tie", limit: 1, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.messages.map((m: NostrEvent) => m.id));
+      cursor = page.next_cursor;
+    } while (cursor !== "" && seen.length < 10);
+    assert.deepEqual(seen, same.map((e) => e.id).sort(), "the lower id first at the same second, each once");
   });
 });
