@@ -61,8 +61,11 @@ function repositoryOf(owner: string, repo: string, maintainers: GenKey[], since:
     maintainers: maintainers.map((k) => k.pk),
     files: {
       "README.md": `# ${repo}\n\nA small project for tests.\n`,
+      // Git lists this file before the src tree ("src.md" < "src/"), not after it as names sort.
+      "src.md": "The sources: a parser and a retry.\n",
       "src/parse.ts": 'export const parse = (s: string) => s.split(",");\n',
       "src/retry.ts": "export const retry = async (f: () => Promise<void>) => await f();\n",
+      "src/util/text.ts": "export const trim = (s: string) => s.trim();\n",
     },
     commits,
   };

@@ -142,7 +142,7 @@ Deno.test("content repo: list_repositories and read_repository, with Git's own i
     assert.equal((await read(relay, "list_repositories", { q: "zzz" })).items.length, 0);
     const args = { owner: OWNER, repo: "tools" };
     const tree = await read(relay, "read_repository", args);
-    assert.deepEqual(tree.entries.map((e: { path: string }) => e.path), ["README.md", "src"]);
+    assert.deepEqual(tree.entries.map((e: { path: string }) => e.path), ["README.md", "src.md", "src"]);
     assert.equal(tree.commit, content.repository.commits![0].oid);
     const dir = await Deno.makeTempDir();
     try {
@@ -159,7 +159,11 @@ Deno.test("content repo: list_repositories and read_repository, with Git's own i
       await Deno.remove(dir, { recursive: true });
     }
     const src = await read(relay, "read_repository", { ...args, path: "src" });
-    assert.deepEqual(src.entries.map((e: { path: string }) => e.path), ["src/parse.ts", "src/retry.ts"]);
+    assert.deepEqual(src.entries.map((e: { path: string }) => e.path), [
+      "src/parse.ts",
+      "src/retry.ts",
+      "src/util",
+    ]);
     const file = await read(relay, "read_repository", { ...args, view: "file", path: "README.md" });
     assert.equal(file.content, content.repository.files!["README.md"]);
     const history = await read(relay, "read_repository", { ...args, view: "history", path: "src/parse.ts" });
