@@ -18,7 +18,14 @@ Deno.test("content rooms: without a seed the reads echo; seeding turns content m
       arguments: { limit: 5 },
       caller: AGENT.pk,
     });
+    const listRooms = () => relay.tools.find((t) => t.name === "list_rooms")!;
+    assert.ok(listRooms().outputSchema, "the echo's output schema");
     relay.seed(roomsContent(3).seed);
+    assert.equal(listRooms().outputSchema, undefined, "none once the answers are not echoes");
+    assert.ok(
+      relay.tools.find((t) => t.name === "read_attachment")!.outputSchema,
+      "one that still fits stays",
+    );
     const page = await read(relay, "list_rooms", { limit: 5 });
     assert.deepEqual(page.items.map((r: { id: string }) => r.id), ["room-001", "room-002", "room-003"]);
   });

@@ -16,6 +16,7 @@ import {
   toAnswer,
 } from "./exchange.ts";
 import { ContentStore } from "./content_store.ts";
+import { contentTable } from "./content_tools.ts";
 import type { Seed } from "./content_types.ts";
 import type { RelayContext } from "./context.ts";
 import { activeGrant, answerManage, DEFAULT_GRANT_SCOPE } from "./manage_endpoint.ts";
@@ -174,6 +175,7 @@ export class RelayCore implements StrictRelay {
   }
   seed(content: Seed): void {
     this.#content.seed(content);
+    this.#table = contentTable(this.#table);
   }
   setEventGate(fn?: (event: NostrEvent) => string | undefined): void {
     this.#nostr.setEventGate(fn);
