@@ -18,7 +18,7 @@ export type OtherFlags = Readonly<Record<string, { flags: readonly string[]; sou
  */
 export const OTHER_FLAGS: OtherFlags = {
   "deno task relay": {
-    flags: ["--port", "--prefix", "--pubkey"],
+    flags: ["--port", "--prefix", "--pubkey", "--seed"],
     source: "tests/support/strict_relay/main.ts",
   },
   "deno task bench": { flags: ["--quick", "--only"], source: "bench/bench.ts" },

@@ -15,6 +15,9 @@ import {
   statusOf,
   toAnswer,
 } from "./exchange.ts";
+import { ContentStore } from "./content_store.ts";
+import { contentTable } from "./content_tools.ts";
+import type { Seed } from "./content_types.ts";
 import type { RelayContext } from "./context.ts";
 import { activeGrant, answerManage, DEFAULT_GRANT_SCOPE } from "./manage_endpoint.ts";
 import { answerMcp } from "./mcp_endpoint.ts";
@@ -80,6 +83,7 @@ export class RelayCore implements StrictRelay {
   #tokens: TokenVerifier;
   #context: RelayContext;
   #nostr: NostrSide;
+  #content!: ContentStore;
   #frontEnds: FrontEnd[] = [];
   #inFlight = 0;
   #maxConcurrent = 0;
@@ -168,6 +172,10 @@ export class RelayCore implements StrictRelay {
   }
   inject(event: NostrEvent): boolean {
     return this.#nostr.inject(event);
+  }
+  seed(content: Seed): void {
+    this.#content.seed(content);
+    this.#table = contentTable(this.#table);
   }
   setEventGate(fn?: (event: NostrEvent) => string | undefined): void {
     this.#nostr.setEventGate(fn);
@@ -277,6 +285,14 @@ export class RelayCore implements StrictRelay {
       published: this.published,
       onPublished: (ev) => this.#nostr.store.add(ev),
     };
+    store.content = this.#content = new ContentStore({
+      events: this.#nostr.store,
+      rooms: () => this.rooms,
+      url: this.url,
+      now: () => this.#now(),
+      uploads: store.uploads,
+      attachments: this.attachments,
+    });
     // Functions rather than values, so a table or browsegrant replaced at run time is the one used.
     return {
       prefix: this.#prefix,

@@ -1,7 +1,7 @@
 // What a tool does when no test has overridden it, as the real relay does it: arguments checked
 // against the input schema first; uploads stored and read back; a publishing tool answers plain
-// fields with an unsigned template and a signed event with its publish result; any other tool
-// echoes its call.
+// fields with an unsigned template and a signed event with its publish result; once content is
+// seeded the read tools answer from it (content_store.ts); any other tool echoes its call.
 
 import { type NostrEvent, validateEvent, verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
@@ -23,6 +23,8 @@ export interface ToolStore {
   published: NostrEvent[];
   /** Told of every event a publishing tool accepts (the relay's event store keeps it too). */
   onPublished?(ev: NostrEvent): void;
+  /** Content mode (content_store.ts): a read tool's answer from seeded content, once seeded. */
+  content?: { answer(tool: string, args: Args, caller: string): ToolResult | undefined };
 }
 
 const TYPE_CHECKS: Record<string, (v: unknown) => boolean> = {
@@ -114,8 +116,11 @@ function uploadAttachment(args: Args, store: ToolStore, now: number): ToolResult
 
 function readAttachment(args: Args, store: ToolStore): ToolResult {
   const stored = store.uploads.get(String(args.sha256));
-  const bytes = stored?.bytes ?? SAMPLE_PNG;
-  const type = stored?.type ?? "image/png";
+  return attachmentResult(stored?.bytes ?? SAMPLE_PNG, stored?.type ?? "image/png");
+}
+
+/** read_attachment's answer for these bytes: native content for images, audio and text, always Base64. */
+export function attachmentResult(bytes: Uint8Array, type: string): ToolResult {
   const data = btoa(latin1(bytes));
   const structured = { sha256: bytesToHex(sha256(bytes)), size: bytes.length, type, data };
   const content: Record<string, unknown>[] = [];
@@ -166,6 +171,8 @@ export function defaultTool(tool: ToolDef, ctx: CallContext, store: ToolStore): 
   const { args, pubkey } = ctx;
   const problem = schemaProblem(tool.inputSchema, args);
   if (problem) return toolError(`invalid: ${problem}`);
+  const seeded = store.content?.answer(tool.name, args, pubkey);
+  if (seeded) return seeded;
   const now = Math.floor(store.now());
   if (tool.name === "upload_attachment") return uploadAttachment(args, store, now);
   if (tool.name === "read_attachment") return readAttachment(args, store);

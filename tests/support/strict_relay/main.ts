@@ -1,13 +1,14 @@
 // `deno task relay`: the strict relay the tests use, as a program to try tinyagent against. It
 // listens on 127.0.0.1, is members-only with the agent key as its one member, reports an active
 // agent grant for it, prints its websocket URL, ready-to-paste `tinyagent mcp` and `diagnose` lines
-// and its own process id, and runs until SIGINT or SIGTERM.
+// and its own process id, and runs until SIGINT or SIGTERM. With --seed its read tools answer from
+// demo content (content_gen.ts's demoContent), for trying reads and resources by hand.
 
 import { generateSecretKey, getPublicKey } from "nostr-tools/pure";
 import * as nip19 from "nostr-tools/nip19";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { CONTRACT_KINDS } from "../contract.ts";
-import { type GrantScope, startStrictRelay } from "./mod.ts";
+import { demoContent, type GrantScope, startStrictRelay } from "./mod.ts";
 
 const DEFAULT_PORT = 8787;
 
@@ -17,7 +18,7 @@ const SCOPE: GrantScope = {
   kinds: [...new Set(Object.values(CONTRACT_KINDS).flat())].sort((a, b) => a - b),
 };
 
-export const USAGE = `Usage: deno task relay [--port N] [--prefix /r/NAME] [--pubkey HEX|NPUB]
+export const USAGE = `Usage: deno task relay [--port N] [--prefix /r/NAME] [--pubkey HEX|NPUB] [--seed]
 
 Runs the strict local relay tinyagent's tests use, on 127.0.0.1, until Ctrl-C: every POST to
 <prefix>/mcp and <prefix>/manage/rpc must carry a valid NIP-98 token, and no token is accepted
@@ -37,12 +38,17 @@ its child and does not pass signals on. In a shell, with the relay's output in "
   --prefix /r/NAME  a tenant prefix: the relay is then http://127.0.0.1:PORT/r/NAME
   --pubkey KEY      the agent's public key, 64 hex characters or npub1...; without it, a
                     throwaway test key is generated and printed as TINY_PRIVATE_KEY=<hex>
+  --seed            serve demo content: the read tools then answer from a dozen rooms, the
+                    agent's repository demo with issues and pull requests, wiki pages, long
+                    tasks that ask the agent, and two files of the agent's
   -h, --help        this help`;
 
 export interface RelayArgs {
   port: number;
   prefix: string;
   pubkey?: string;
+  /** Set (true) by --seed only. */
+  seed?: boolean;
   help: boolean;
 }
 
@@ -92,6 +98,10 @@ export function parseRelayArgs(argv: string[]): RelayArgs {
       parsed.help = true;
       continue;
     }
+    if (arg === "--seed") {
+      parsed.seed = true;
+      continue;
+    }
     const eq = arg.indexOf("=");
     const name = eq < 0 ? arg : arg.slice(0, eq);
     const read = readers[name];
@@ -107,7 +117,7 @@ export function parseRelayArgs(argv: string[]): RelayArgs {
  * What the relay prints once it listens: comments (its process id among them), the key line when
  * generated, and commands.
  */
-export function banner(url: string, pubkey: string, pid: number, secretHex?: string): string {
+export function banner(url: string, pubkey: string, pid: number, secretHex?: string, seeded = false): string {
   const npub = nip19.npubEncode(pubkey);
   const mcp = `mcp --relay ${url} --allow-writes`;
   const diagnose = `diagnose --relay ${url}`;
@@ -126,6 +136,9 @@ export function banner(url: string, pubkey: string, pid: number, secretHex?: str
     `# pid    ${pid}`,
     `# agent  ${npub} (${pubkey}), the only member, role agent`,
     `# grant  active, for room ${SCOPE.rooms.join(", ")} and kinds ${SCOPE.kinds.join(", ")}`,
+    ...(seeded
+      ? ["# seeded rooms room-001 to room-012, repository demo, wiki pages, long tasks, two files"]
+      : []),
     "#",
     ...key,
     "#",
@@ -175,7 +188,8 @@ async function main(argv: string[]): Promise<number> {
   const stopped = Promise.withResolvers<void>();
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
   for (const signal of signals) Deno.addSignalListener(signal, stopped.resolve);
-  console.log(banner(relay.url, pubkey, Deno.pid, secret && bytesToHex(secret)));
+  if (args.seed) relay.seed(demoContent(pubkey));
+  console.log(banner(relay.url, pubkey, Deno.pid, secret && bytesToHex(secret), args.seed));
   await stopped.promise;
   for (const signal of signals) Deno.removeSignalListener(signal, stopped.resolve);
   await relay.close();

@@ -9,7 +9,9 @@
 // (tls_gate.ts) in front of that HTTP/1.1 front end and, with `http2`, of an HTTP/2 one
 // (http2_server.ts). exchange.ts is the seam between core and front ends. An accepted websocket
 // upgrade is spliced by the HTTP/1.1 front end to an internal Deno.serve (ws_splice.ts, ws_server.ts),
-// where each connection's session (ws_session.ts) speaks NIP-01 and NIP-42.
+// where each connection's session (ws_session.ts) speaks NIP-01 and NIP-42. relay.seed() turns on
+// content mode, where the read tools answer from seeded rooms, repositories, issues, wiki pages,
+// long tasks and files (content_types.ts says how; content_gen.ts builds seeds).
 
 import { testCertificates } from "../tls.ts";
 import { ATTACHMENT_MAX_BYTES } from "./attachments_endpoint.ts";
@@ -40,7 +42,12 @@ export type {
 } from "./types.ts";
 export { PROTOCOL_VERSION, SERVER_INFO, WWW_AUTHENTICATE } from "./types.ts";
 export { DEFAULT_TOOLS } from "./tool_table.ts";
-export { isFault, nip86Error, toolError, toolOk } from "./results.ts";
+export { isFault, nip86Error, rateLimited, toolError, toolOk } from "./results.ts";
+export type { CommitSeed, FileSeed, MemberSeed, RepositorySeed, RoomSeed, Seed } from "./content_types.ts";
+export { CONTENT_TOOLS } from "./content_tools.ts";
+export { demoContent, filesContent, jobsContent, roomsContent, wikiContent } from "./content_gen.ts";
+export { issuesContent } from "./content_gen_repo.ts";
+export { type GenKey, mergeSeeds } from "./content_gen_kit.ts";
 
 /** What front ends read of a body: maxBodyBytes, and never less than a Nostr route may take. */
 function readLimit(options: StrictRelayOptions): number {

@@ -1,6 +1,7 @@
 // The strict relay's public vocabulary: what tests configure, script and read back.
 
 import type { NostrEvent } from "nostr-tools/pure";
+import type { Seed } from "./content_types.ts";
 
 export type { NostrEvent };
 
@@ -46,6 +47,8 @@ export type Fault =
   | { hang: true }
   /** A JSON-RPC error body carrying the request's id (null when it has none); status defaults to 400. */
   | { jsonrpcError: { code: number; message: string; data?: unknown }; status?: number }
+  /** The rate limiter: 429, `Retry-After: <seconds>` and a JSON-RPC error with the request's id. */
+  | { rateLimited: true; retryAfter: number; message?: string }
   /**
    * 200 application/json whose body is a JSON string of exactly this many bytes (at least 2),
    * streamed; with `chunked` it is sent without a Content-Length so only a streaming bound can stop it.
@@ -273,6 +276,8 @@ export interface StrictRelay {
    * delivers it live; false when it was already stored.
    */
   inject(event: NostrEvent): boolean;
+  /** Content mode (content_types.ts): from now on the read tools answer from the seeded content. */
+  seed(content: Seed): void;
   /** The relay's rooms; mutable. */
   rooms: Set<string>;
   /** Toggle the websocket's AUTH-before-reads gate at run time. */

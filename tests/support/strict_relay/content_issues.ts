@@ -1,0 +1,181 @@
+// list_issues, read_issue, list_pull_requests and read_pull_request from the repository's kind 1621
+// and 1618 events in the event store, as the real relay's browseissues/browsepulls and
+// browseissue/browsepull give them: items newest first with "<created_at>:<id>" cursors, the status
+// set by the newest status event from the author or a maintainer, `state` (or this table's
+// `status`), `label` and `q` filters, replies (kind 1111 NIP-22 comments) newest first.
+
+import type { NostrEvent } from "nostr-tools/pure";
+import { findRepository, NO_REPOSITORY, type Repository, repositoryRecord } from "./content_repos.ts";
+import {
+  after,
+  browseError,
+  browseOk,
+  type ContentView,
+  cursorOf,
+  limitOf,
+  newestFirst,
+  parseCursor,
+  type Reader,
+  tag,
+  tagValues,
+  text,
+} from "./content_view.ts";
+
+const STATES = ["open", "resolved", "merged", "closed", "draft"];
+const STATUS_KINDS = new Set([1630, 1631, 1632, 1633]);
+const PULL = 1618;
+
+/** The title: a subject, title or name tag, a JSON content's title or subject, or the first line. */
+function titleOf(ev: NostrEvent): string {
+  for (const name of ["subject", "title", "name"]) if (tag(ev, name) !== "") return tag(ev, name);
+  const content = ev.content.trim();
+  try {
+    const parsed = JSON.parse(content);
+    if (typeof parsed?.title === "string" && parsed.title !== "") return parsed.title;
+    if (typeof parsed?.subject === "string" && parsed.subject !== "") return parsed.subject;
+  } catch {
+    // not JSON: the first line
+  }
+  return content.split("\n")[0];
+}
+
+function itemOf(ev: NostrEvent, status: string): Record<string, unknown> {
+  return {
+    id: ev.id,
+    kind: ev.kind,
+    author: ev.pubkey,
+    created_at: ev.created_at,
+    title: titleOf(ev),
+    content: ev.content,
+    labels: tagValues(ev, "t"),
+    status,
+  };
+}
+
+function matches(ev: NostrEvent, q: string, label: string): boolean {
+  const needle = q.trim().toLowerCase();
+  const labels = tagValues(ev, "t");
+  const found = needle === "" || titleOf(ev).toLowerCase().includes(needle) ||
+    ev.content.toLowerCase().includes(needle) || labels.some((l) => l.toLowerCase().includes(needle));
+  return found && (label === "" || labels.some((l) => l.toLowerCase() === label.toLowerCase()));
+}
+
+const coordinateOf = (r: Repository) => `30617:${r.owner}:${r.identifier}`;
+const names = (ev: NostrEvent, coordinate: string) =>
+  ev.tags.some((t) => (t[0] === "a" || t[0] === "A") && t[1] === coordinate);
+
+/** The status events that count for a root: its author's and the maintainers', newest first. */
+function statusEvents(view: ContentView, repo: Repository, root: NostrEvent): NostrEvent[] {
+  return view.events.filter((ev) =>
+    STATUS_KINDS.has(ev.kind) && tagValues(ev, "e").includes(root.id) &&
+    (ev.pubkey === root.pubkey || repo.maintainers.includes(ev.pubkey))
+  ).sort(newestFirst);
+}
+
+function statusOf(root: NostrEvent, statuses: NostrEvent[]): string {
+  if (statuses.length === 0) return "open";
+  const kind = statuses[0].kind;
+  if (kind === 1631) return root.kind === 1621 ? "resolved" : "merged";
+  return kind === 1630 ? "open" : kind === 1632 ? "closed" : "draft";
+}
+
+function listOf(kind: number): Reader {
+  return (args, view) => {
+    const repo = findRepository(view, args.owner, args.repo);
+    if (!repo) return browseError(NO_REPOSITORY);
+    const limit = limitOf(args.limit, 50);
+    const cursor = parseCursor(args.cursor);
+    if (cursor === null) return browseError("invalid: collaboration cursor");
+    const state = text(args.state) || text(args.status);
+    if (state !== "" && !STATES.includes(state)) return browseError("invalid: issue or pull request status");
+    const coordinate = coordinateOf(repo);
+    const roots = view.events.filter((ev) => ev.kind === kind && names(ev, coordinate) && after(ev, cursor));
+    const items: Record<string, unknown>[] = [];
+    let next = "";
+    for (const root of roots.sort(newestFirst)) {
+      if (!matches(root, text(args.q), text(args.label))) continue;
+      const status = statusOf(root, statusEvents(view, repo, root));
+      if (state !== "" && status !== state) continue;
+      if (items.length === limit) {
+        next = cursorOf(items[limit - 1] as { created_at: number; id: string });
+        break;
+      }
+      items.push(itemOf(root, status));
+    }
+    return browseOk({ items, next_cursor: next, repository: repositoryRecord(repo) });
+  };
+}
+
+/** A reply with its diff-line anchor, when it names one, after the event's own fields. */
+function replyRow(ev: NostrEvent): Record<string, unknown> {
+  const row: Record<string, unknown> = { ...ev };
+  const line = ev.tags.find((t) => t[0] === "line");
+  if (tag(ev, "file") !== "" && line && /^\d+$/.test(line[1] ?? "") && ["old", "new"].includes(line[2])) {
+    Object.assign(row, { file: tag(ev, "file"), line: Number(line[1]), side: line[2] });
+  }
+  return row;
+}
+
+/** The root the call names and its repository, or the relay's refusal. */
+function rootFor(args: Record<string, unknown>, view: ContentView, kind: number) {
+  const id = text(args.event) || text(args.id);
+  if (id.length !== 64) return "invalid: collaboration event";
+  const found = view.events.find((ev) => ev.id === id);
+  // This table's read tools take the id alone: the repository is then the one the event names.
+  const [owner, repoName] = args.owner === undefined && found
+    ? tag(found, "a").split(":").slice(1, 3)
+    : [args.owner, args.repo];
+  const repo = findRepository(view, owner, repoName);
+  if (!repo) return NO_REPOSITORY;
+  if (!found || found.kind !== kind || !names(found, coordinateOf(repo))) {
+    return "not found: collaboration event";
+  }
+  return { root: found, repo };
+}
+
+/** The pull request's revisions and its diff, from the seeded commit its newest revision names. */
+function pullParts(view: ContentView, repo: Repository, root: NostrEvent) {
+  const updates = view.events.filter((ev) =>
+    ev.kind === 1619 && ev.pubkey === root.pubkey && tag(ev, "E") === root.id && tag(ev, "P") === root.pubkey
+  ).sort(newestFirst);
+  const tip = tag(updates[0] ?? root, "c");
+  const commit = (repo.seed.commits ?? []).find((c) => c.oid === tip);
+  return commit
+    ? { updates, diff: commit.diff ?? "" }
+    : { updates, diff_unavailable: "not found: the pull request's commit is not on this relay" };
+}
+
+function detailOf(kind: number): Reader {
+  return (args, view) => {
+    const found = rootFor(args, view, kind);
+    if (typeof found === "string") return browseError(found);
+    const { root, repo } = found;
+    const cursor = parseCursor(args.cursor);
+    if (cursor === null) return browseError("invalid: collaboration cursor");
+    const replyLimit = limitOf(args.limit, 200, 200);
+    const statuses = statusEvents(view, repo, root).slice(0, 100);
+    const replies = view.events.filter((ev) =>
+      ev.kind === 1111 && tag(ev, "E") === root.id && tag(ev, "K") === String(root.kind) &&
+      tag(ev, "P") === root.pubkey && after(ev, cursor)
+    ).sort(newestFirst);
+    const page = replies.slice(0, replyLimit);
+    const pull = kind === PULL ? pullParts(view, repo, root) : { updates: null };
+    return browseOk({
+      repository: repositoryRecord(repo),
+      root,
+      item: itemOf(root, statusOf(root, statuses)),
+      replies: page.map(replyRow),
+      updates: pull.updates,
+      statuses,
+      ...("diff" in pull && pull.diff !== "" ? { diff: pull.diff } : {}),
+      can_status: view.caller === root.pubkey || repo.maintainers.includes(view.caller),
+      ...("diff_unavailable" in pull ? { diff_unavailable: pull.diff_unavailable } : {}),
+      ...(replies.length > replyLimit ? { reply_cursor: cursorOf(page[page.length - 1]) } : {}),
+    });
+  };
+}
+
+export const listIssues = listOf(1621);
+export const listPulls = listOf(PULL);
+export const readIssue = detailOf(1621);
+export const readPull = detailOf(PULL);
