@@ -42,15 +42,21 @@ function consume(conn: WatchedConn, liveness: Liveness) {
 /** Pushes `chunks` to the peer's side, one every `ms`; `done` once all are, `stop` ends it early. */
 function trickle(scripted: ScriptedConn, chunks: Uint8Array[], ms: number) {
   let stopped = false;
+  let finished = false;
   const done = (async () => {
     for (const chunk of chunks) {
       if (stopped) return;
       await sleep(ms);
       scripted.push(chunk);
     }
+    finished = true;
   })();
   return {
     done,
+    /** Whether every chunk was pushed: the relay has gone quiet. */
+    get finished() {
+      return finished;
+    },
     stop: async () => {
       stopped = true;
       await done;
@@ -59,13 +65,13 @@ function trickle(scripted: ScriptedConn, chunks: Uint8Array[], ms: number) {
 }
 
 /** A text frame declaring 65535 bytes, as single bytes: at one per 10 ms it would take 11 minutes. */
-function trickledFrame(count = 200): Uint8Array[] {
+function trickledFrame(count = 1000): Uint8Array[] {
   const frame = serverFrame({ opcode: 1, payload: "x".repeat(65535) });
   return Array.from({ length: count }, (_, i) => frame.subarray(i, i + 1));
 }
 
 /** A message begun and never finished: its first fragment, then `count` continuations. */
-function fragmentsWithoutEnd(count = 200): Uint8Array[] {
+function fragmentsWithoutEnd(count = 1000): Uint8Array[] {
   const continuation = serverFrame({ opcode: 0, fin: false, payload: "more" });
   return [serverFrame({ opcode: 1, fin: false, payload: "begun" }), ...Array(count).fill(continuation)];
 }
@@ -227,6 +233,7 @@ Deno.test("a frame trickled a byte at a time: every read returns, yet pinged aft
     assert.equal(pings.length, 1, "one ping, then the wait for a whole frame");
     assert.ok(pings[0] >= 95, `the ping came after idleMs (${pings[0]} ms)`);
     assert.ok(waited >= 240, `dead only after idleMs + pongMs (${waited} ms)`);
+    assert.ok(!relay.finished, "given up while the relay's bytes kept coming");
     assert.ok(conn.reads > 10, `the relay's bytes kept coming (${conn.reads} reads)`);
   } finally {
     liveness.stop();
@@ -258,6 +265,7 @@ Deno.test("a fragmented message trickled frame by frame, a pong between fragment
     assert.equal(pings.length, 1, "one ping: its pong does not end the message");
     assert.ok(pings[0] >= 95, `the ping came idleMs into the message (${pings[0]} ms)`);
     assert.ok(waited >= 240, `dead idleMs + pongMs into the message (${waited} ms)`);
+    assert.ok(!relay.finished, "given up while the relay's fragments kept coming");
   } finally {
     liveness.stop();
     await relay.stop();
