@@ -20,6 +20,7 @@ export async function trickle(to: Deno.Conn, signal: AbortSignal): Promise<void>
   const frame = trickledFrame();
   try {
     for (const byte of frame) {
+      if (signal.aborted) return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, TRICKLE_MS);
         signal.addEventListener("abort", done, { once: true });
