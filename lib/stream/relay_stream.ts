@@ -16,8 +16,9 @@ import type { WebSocketOptions } from "./websocket.ts";
 
 /** A connection with nothing on it is closed after this long. */
 export const IDLE_CLOSE_MS = 30_000;
-/** The websocket pings after this long without a frame, and gives the relay this long to answer: a relay
- * that stalls is found within 15 s, well inside a caller's 30 s. */
+/** The websocket pings after this long without a whole frame, and gives the relay this long to answer: a
+ * relay that stalls, or trickles a frame, is found within 15 s, well inside a caller's 30 s; a message in
+ * fragments has the same 15 s from its first to its last (ws_liveness.ts). */
 export const SILENCE_MS = 10_000;
 export const PONG_MS = 5_000;
 

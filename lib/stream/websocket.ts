@@ -1,8 +1,9 @@
 // A websocket client (RFC 6455) to the relay: dial's connection (TCP, the
 // proxy's CONNECT tunnel, TLS), ws_upgrade's handshake, then messages pulled
-// one at a time, pings answered, a quiet relay pinged and given up
-// (ws_liveness), writes bounded (ws_writer), and a close handshake bounded by
-// closeMs. Memory: one message being assembled and one read buffer.
+// one at a time, pings answered, a relay that sends no whole frame (or keeps a
+// message unfinished) pinged and given up (ws_liveness), writes bounded
+// (ws_writer), and a close handshake bounded by closeMs. Memory: one message
+// being assembled and one read buffer.
 
 import type { ConnReader } from "../transport/buffered_reader.ts";
 import { dial, type DialOptions, type DialTarget, type Duplex } from "../transport/dial.ts";
@@ -29,9 +30,12 @@ export interface WebSocketOptions {
   stepMs?: number;
   /** The largest message taken from the relay; default 1 MiB. */
   maxMessageBytes?: number;
-  /** Nothing from the relay for this long while we read: a ping is sent; default 30 s. */
+  /** No whole frame from the relay for this long while we wait on it: a ping is sent; default 30 s. */
   idleMs?: number;
-  /** After that ping, nothing for this long: the connection is dead; default 10 s. */
+  /**
+   * After that ping, no whole frame for this long: the connection is dead; default 10 s. A message in
+   * fragments must end within idleMs + pongMs of its first, whatever comes between.
+   */
   pongMs?: number;
   /** A write that does not complete within this long ends the connection; default 10 s. */
   writeMs?: number;
@@ -153,8 +157,17 @@ export class WebSocketConnection {
     return run;
   }
 
-  /** Frames until a message (while open), the relay's close, an error, or the end. */
+  /** Frames until a message (while open), the relay's close, an error, or the end; the wait is counted. */
   async #receiveNow(): Promise<Incoming | undefined> {
+    this.#conn.clock.begin();
+    try {
+      return await this.#receiveFrames();
+    } finally {
+      this.#conn.clock.end();
+    }
+  }
+
+  async #receiveFrames(): Promise<Incoming | undefined> {
     for (;;) {
       if (this.#state !== "open" && this.#state !== "closing") return undefined;
       let event: Received | undefined;
@@ -165,6 +178,7 @@ export class WebSocketConnection {
         this.#violation(error);
         return undefined;
       }
+      this.#liveness.decoded(this.#decoder);
       if (event) {
         const message = this.#handle(event);
         if (message && this.#state === "open") return message;
@@ -186,7 +200,7 @@ export class WebSocketConnection {
         if (this.#state === "open") this.#answerPing(event.payload);
         return undefined;
       case "pong":
-        return undefined; // the read that brought it already counts as hearing from the relay
+        return undefined; // a whole frame: the liveness check has counted it
       case "close":
         if (this.#state === "closing") this.#finish(this.#localEnded(""));
         else {
@@ -209,7 +223,7 @@ export class WebSocketConnection {
     }).catch(() => {});
   }
 
-  /** Keeps one read waiting while the consumer works, so the liveness check hears the relay meanwhile. */
+  /** Keeps one read waiting while the consumer works: a relay silent meanwhile is silent (ws_liveness). */
   #readAhead(): void {
     if (this.#state !== "open" || this.#reader.available > 0 || this.#decoder.pending > 0) return;
     void this.#reader.fill();

@@ -146,6 +146,7 @@ export class MessageDecoder {
   #payload: Uint8Array = EMPTY;
   #filled = 0;
   #open: Open | undefined;
+  #frames = 0;
 
   constructor(maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES) {
     this.#max = maxMessageBytes;
@@ -154,6 +155,21 @@ export class MessageDecoder {
   /** Bytes pushed and not yet decoded. */
   get pending(): number {
     return this.#chunk.length - this.#at;
+  }
+
+  /** Whole frames decoded so far, of every kind (a message's fragments each count). */
+  get frames(): number {
+    return this.#frames;
+  }
+
+  /** A message is begun (its first fragment taken) and not yet finished. */
+  get messageOpen(): boolean {
+    return this.#open !== undefined;
+  }
+
+  /** Part of a frame is taken and the rest not yet: a frame is begun and not whole. */
+  get midFrame(): boolean {
+    return this.#frame !== undefined || this.#headLength > 0;
   }
 
   push(bytes: Uint8Array): void {
@@ -175,6 +191,7 @@ export class MessageDecoder {
       const payload = this.#payload;
       this.#frame = undefined;
       this.#payload = EMPTY;
+      this.#frames++;
       const event = this.#complete(frame, payload);
       if (event) return event;
     }

@@ -1,13 +1,14 @@
 // `mcp --listen` under faults, a real process on pipes against the strict relay: the relay drops
 // the websocket, or closes every subscription, while events are being sent (nothing it still holds
-// is lost, nothing is given twice); a flood of 10,000 events from an allowed author (memory bounded,
+// is lost, nothing is given twice); a relay that trickles a frame a byte at a time, before and after
+// EOSE (given up within 16 s, listened to again after a wait); a flood of 10,000 events from an allowed author (memory bounded,
 // the inbox within its bound, ping answered throughout); and a host that stops reading its stdout
 // during a flood (the listener pauses, says so, and every event still arrives once when the host
 // reads again).
 
 import assert from "node:assert/strict";
 import { finalizeEvent, generateSecretKey, getPublicKey, type NostrEvent } from "nostr-tools/pure";
-import { startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
+import { startStrictRelay, type StrictRelay, type WsMode } from "../support/strict_relay/mod.ts";
 import {
   assertKeyNeverLeaks,
   command,
@@ -98,10 +99,23 @@ async function rss(pid: number): Promise<number> {
   return Number(match[1]) * 1024;
 }
 
+interface Listening {
+  facade: Tinyagent;
+  relay: StrictRelay;
+  key: TestKey;
+  tally: Tally;
+}
+
+/**
+ * `fn` with `mcp --listen` live against a strict relay. `wsMode`: how the relay's websocket behaves
+ * from the start; `goingLive`: waits for the listener to be live in its own way (default: the line).
+ */
 async function withListening(
-  fn: (ctx: { facade: Tinyagent; relay: StrictRelay; key: TestKey; tally: Tally }) => Promise<void>,
+  fn: (ctx: Listening) => Promise<void>,
+  options: { wsMode?: WsMode; goingLive?: (ctx: Listening) => Promise<void> } = {},
 ): Promise<void> {
   const relay = await startStrictRelay();
+  if (options.wsMode) relay.wsBehaviour(options.wsMode);
   const key = newKey();
   const facade = new Tinyagent({
     flags: narrowFlags(relay.host),
@@ -112,8 +126,10 @@ async function withListening(
     await within(30_000, "initialize", facade.request("initialize", INITIALIZE));
     await facade.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     await within(30_000, "tools/list", facade.request("tools/list", {}));
-    await until(30_000, "live", () => facade.stderr.includes("listen: live in"));
-    await fn({ facade, relay, key, tally: new Tally(facade.lines) });
+    const ctx = { facade, relay, key, tally: new Tally(facade.lines) };
+    if (options.goingLive) await options.goingLive(ctx);
+    else await until(30_000, "live", () => facade.stderr.includes("listen: live in"));
+    await fn(ctx);
     const output = await facade.finish();
     assert.equal(output.code, 0, output.stderr.slice(-2000));
     for (const [i, line] of output.lines.entries()) {
@@ -173,6 +189,81 @@ Deno.test("the relay closes every subscription while events are sent: none lost,
     const closings = await sendWithFaults(relay, events, () => relay.closeSubscriptions());
     assert.ok(closings >= 2, `${closings} closings`);
     await assertEachOnce(tally, events);
+  });
+});
+
+/** What the listener says when the trickling connection is given up (SILENCE_MS + PONG_MS: 15 s). */
+const TRICKLE_GIVEN_UP =
+  /listen: the connection to ws:\/\/\S+ ended: the relay did not answer a ping within 5 s \(a frame it began is still not whole\); subscribing again in 1 s/;
+
+/** When the relay's websocket connections fall to none (every 20 ms), until `stop`. */
+function watchClosed(relay: StrictRelay) {
+  let closedAt: number | undefined;
+  let stopped = false;
+  const watching = (async () => {
+    while (!stopped && closedAt === undefined) {
+      if (relay.openWebSockets === 0) closedAt = Date.now();
+      await tick(20);
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await watching;
+      return closedAt;
+    },
+  };
+}
+
+/** The trickling connection given up within 16 s, then one new connection, after a wait (1 s). */
+async function givenUpThenBack(relay: StrictRelay, facade: Tinyagent): Promise<void> {
+  const closed = watchClosed(relay);
+  await until(16_000, "the trickling connection given up", () => TRICKLE_GIVEN_UP.test(facade.stderr));
+  await until(10_000, "a new connection", () => relay.requests.filter((r) => r.status === 101).length === 2);
+  const closedAt = await closed.stop();
+  const upgrades = relay.requests.filter((r) => r.status === 101);
+  assert.ok(closedAt !== undefined, "the trickling connection was closed");
+  assert.ok(
+    upgrades[1].receivedAt - closedAt >= 500,
+    `waited before connecting again (${upgrades[1].receivedAt - closedAt} ms)`,
+  );
+}
+
+Deno.test("a relay that trickles a frame before EOSE: given up within 16 s, live after a wait, events flow", async () => {
+  await withListening(async ({ relay, key, tally }) => {
+    const live = mentions(key.pubkey, 1, () => "live after");
+    relay.inject(live[0]);
+    await until(10_000, "the mention", () => tally.distinct === 2);
+    tally.update();
+    assert.equal(tally.ids.length, 2, "each once");
+    assert.equal(relay.requests.filter((r) => r.status === 101).length, 2, "no other connection");
+  }, {
+    wsMode: "trickle",
+    goingLive: async ({ relay, facade, key, tally }) => {
+      relay.inject(mentions(key.pubkey, 1, () => "stored before")[0]);
+      await until(30_000, "the trickling connection", () => relay.wsConnections === 1);
+      relay.wsBehaviour("normal"); // the next connection is a good one
+      await givenUpThenBack(relay, facade);
+      assert.ok(!facade.stderr.includes("listen: live in"), "not live before the end of history");
+      await until(10_000, "live on the new connection", () => facade.stderr.includes("listen: live in"));
+      await until(10_000, "the stored mention", () => tally.distinct === 1);
+    },
+  });
+});
+
+Deno.test("a relay that trickles a frame after EOSE: given up within 16 s, listened to again after a wait, events flow", async () => {
+  await withListening(async ({ relay, key, tally, facade }) => {
+    const [first, during, after] = mentions(key.pubkey, 3, (i) => ["first", "during", "after"][i]);
+    relay.inject(first);
+    await until(10_000, "the first mention", () => tally.distinct === 1);
+    assert.equal(relay.trickleWebSockets(), 1);
+    relay.inject(during);
+    await givenUpThenBack(relay, facade);
+    await until(10_000, "the mention sent during the trickle", () => tally.distinct === 2);
+    relay.inject(after);
+    await until(10_000, "a mention after", () => tally.distinct === 3);
+    tally.update();
+    assert.deepEqual(tally.ids, [first.id, during.id, after.id], "each once, in order");
   });
 });
 

@@ -1,6 +1,7 @@
 // What the relay or the network does to the helper's websocket (the rpc issue's faults): every
-// socket dropped, every subscription closed, a websocket stalled after the upgrade, an oversized
-// message, AUTH refused, the relay gone for a minute, stdout not read. The helper recovers or errs
+// socket dropped, every subscription closed, a websocket stalled after the upgrade, a frame trickled
+// a byte at a time (before and after EOSE), an oversized message, AUTH refused, the relay gone for a
+// minute, stdout not read. The helper recovers or errs
 // clearly, no call outlives its bound, it never spins, nothing reaches a stream twice, and it keeps
 // serving.
 
@@ -139,6 +140,111 @@ Deno.test("a websocket that stalls after the upgrade: the call ends at its bound
       const fine = await helper.call("query", { filter: { kinds: [9] } }, 30_000);
       assert.deepEqual(fine.result, [], JSON.stringify(fine));
     }, ["--timeout", "6"]);
+  } finally {
+    await relay.close();
+  }
+});
+
+/** What the stream says when the trickling connection is given up (SILENCE_MS + PONG_MS: 15 s). */
+const TRICKLE_GIVEN_UP =
+  /the connection to ws:\/\/\S+ ended: the relay did not answer a ping within 5 s \(a frame it began is still not whole\); subscribing again in 1 s/;
+
+const givenUp = (line: HelperLine) =>
+  line.event === "error" && TRICKLE_GIVEN_UP.test((line.data as { message: string }).message);
+
+/** The time the relay's websocket connections fall to none, watched until `stop` (every 20 ms). */
+function watchClosed(relay: StrictRelay) {
+  let closedAt: number | undefined;
+  let stopped = false;
+  const watching = (async () => {
+    while (!stopped && closedAt === undefined) {
+      if (relay.openWebSockets === 0) closedAt = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await watching;
+      return closedAt;
+    },
+  };
+}
+
+/**
+ * The trickling connection was given up, then the stream came back on a new connection after its
+ * wait (1 s: the second upgrade at least half of it after the first socket closed, never at once).
+ */
+async function reconnectedAfterWait(
+  relay: StrictRelay,
+  helper: RpcHelper,
+  closed: ReturnType<typeof watchClosed>,
+  connected: number,
+) {
+  await helper.waitFor("connected on a new connection", () => connectedCount(helper) === connected, 10_000);
+  const closedAt = await closed.stop();
+  const upgrades = relay.requests.filter((r) => r.status === 101);
+  assert.equal(upgrades.length, 2, "one connection given up, one new one");
+  assert.ok(closedAt !== undefined, "the trickling connection was closed");
+  assert.ok(
+    upgrades[1].receivedAt - closedAt >= 500,
+    `waited before connecting again (${upgrades[1].receivedAt - closedAt} ms)`,
+  );
+}
+
+Deno.test("a relay that trickles a frame before EOSE: given up within 16 s, subscribed again after a wait, events flow", async () => {
+  const relay = await startStrictRelay();
+  try {
+    await withHelper(relay, async (helper) => {
+      const old = said("stored before");
+      relay.inject(old);
+      relay.wsBehaviour("trickle");
+      await helper.call("subscribe", { subscription: "room", filter: { kinds: [9], "#h": ["general"] } });
+      await within(
+        10_000,
+        "the trickling connection",
+        (async () => {
+          while (relay.wsConnections === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+        })(),
+      );
+      relay.wsBehaviour("normal"); // the next connection is a good one
+      const closed = watchClosed(relay);
+      await helper.waitFor("the trickling connection given up", givenUp, 16_000);
+      assert.equal(connectedCount(helper), 0, "never connected before the end of history");
+      await reconnectedAfterWait(relay, helper, closed, 1);
+      await helper.waitFor("the stored event", (line) => (line.data as NostrEvent)?.id === old.id);
+      const live = said("live after");
+      relay.inject(live);
+      await helper.waitFor("a live event after", (line) => (line.data as NostrEvent)?.id === live.id);
+      const ids = eventIds(helper.stream("room"));
+      assert.deepEqual(ids, [old.id, live.id], "each once");
+    });
+  } finally {
+    await relay.close();
+  }
+});
+
+Deno.test("a relay that trickles a frame after EOSE: given up within 16 s, subscribed again after a wait, events flow", async () => {
+  const relay = await startStrictRelay();
+  try {
+    await withHelper(relay, async (helper) => {
+      await subscribed(helper);
+      const first = said("before the trickle");
+      relay.inject(first);
+      await helper.waitFor("the first event", (line) => (line.data as NostrEvent)?.id === first.id);
+      const closed = watchClosed(relay);
+      assert.equal(relay.trickleWebSockets(), 1);
+      const during = said("sent while the relay trickles");
+      relay.inject(during);
+      await helper.waitFor("the trickling connection given up", givenUp, 16_000);
+      assert.ok(!eventIds(helper.stream("room")).includes(during.id), "nothing passed during the trickle");
+      await reconnectedAfterWait(relay, helper, closed, 2);
+      await helper.waitFor("the event sent meanwhile", (line) => (line.data as NostrEvent)?.id === during.id);
+      const live = said("live after");
+      relay.inject(live);
+      await helper.waitFor("a live event after", (line) => (line.data as NostrEvent)?.id === live.id);
+      assert.deepEqual(eventIds(helper.stream("room")), [first.id, during.id, live.id], "each once");
+    });
   } finally {
     await relay.close();
   }

@@ -628,3 +628,90 @@ Deno.test("abort() closes at once; a URL that is not ws: or wss: is refused befo
   );
   assert.equal(dialled, false);
 });
+
+/**
+ * A relay that, after the upgrade, writes `chunks` one every `ms` (until the client leaves), and
+ * writes a pong whenever it sees a new ping from the client: between two chunks, as it comes.
+ */
+function tricklingServer(chunks: Uint8Array[], ms: number) {
+  return upgradingServer([], async (peer) => {
+    let pingsSeen = 0;
+    for (const chunk of chunks) {
+      const gone = await Promise.race([
+        peer.clientGone.then(() => true),
+        peer.held.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), ms)),
+      ]);
+      if (gone) return;
+      const pings = clientFrames(peer.received()).filter((f) => f.opcode === 9).length;
+      for (; pingsSeen < pings; pingsSeen++) await peer.write(serverFrame({ opcode: 10 }));
+      await peer.write(chunk);
+    }
+    await peer.clientGone;
+  });
+}
+
+/** The ping frames the client sent a raw peer. */
+const pingsTo = (peer: RawPeer) => clientFrames(peer.received()).filter((f) => f.opcode === 9).length;
+
+Deno.test("a relay that trickles a frame a byte at a time: pinged after idleMs, given up pongMs later", async () => {
+  // A text frame declaring 65535 bytes: at a byte every 20 ms it would take 20 minutes. The relay's
+  // pong to our ping lands inside that frame, as payload: a pong cannot come between its bytes.
+  const frame = serverFrame({ opcode: 1, payload: "x".repeat(65535) });
+  const server = tricklingServer(Array.from({ length: 500 }, (_, i) => frame.subarray(i, i + 1)), 20);
+  try {
+    const ws = await open(server.url(), { idleMs: 200, pongMs: 300 });
+    const ended = await endOf(ws, 10_000);
+    assert.deepEqual({ by: ended.by, reason: ended.reason }, {
+      by: "error",
+      reason: "the relay did not answer a ping within 0.3 s (a frame it began is still not whole)",
+    });
+    assert.ok(ended.ms >= 450 && ended.ms < 10 * 500, `within idleMs + pongMs (${ended.ms} ms)`);
+    assert.equal(pingsTo(server.peers[0]), 1, "one ping, answered by a pong that cannot count");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a relay that keeps a message open frame by frame, a pong between fragments: pinged, then given up", async () => {
+  const fragments = [
+    serverFrame({ opcode: 1, fin: false, payload: '["NOTICE","' }),
+    ...Array(500).fill(serverFrame({ opcode: 0, fin: false, payload: "more " })),
+  ];
+  const server = tricklingServer(fragments, 20);
+  try {
+    const ws = await open(server.url(), { idleMs: 200, pongMs: 300 });
+    const ended = await endOf(ws, 10_000);
+    assert.deepEqual({ by: ended.by, reason: ended.reason }, {
+      by: "error",
+      reason: "the relay did not finish a message within 0.5 s of its first fragment",
+    });
+    assert.ok(ended.ms >= 450 && ended.ms < 10 * 500, `within idleMs + pongMs (${ended.ms} ms)`);
+    assert.equal(pingsTo(server.peers[0]), 1, "one ping: its pong does not finish the message");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a message in fragments that ends in time, a pong between them: taken whole, the connection kept", async () => {
+  const fragments = [
+    serverFrame({ opcode: 1, fin: false, payload: "slow " }),
+    ...Array(14).fill(serverFrame({ opcode: 0, fin: false, payload: "but " })),
+    serverFrame({ opcode: 0, payload: "whole" }),
+    serverFrame({ opcode: 1, payload: "next" }),
+  ];
+  const server = tricklingServer(fragments, 20);
+  try {
+    const ws = await open(server.url(), { idleMs: 200, pongMs: 400 });
+    assert.deepEqual(await within(5000, "the slow message", ws.next()), {
+      type: "text",
+      text: `slow ${"but ".repeat(14)}whole`,
+    });
+    assert.deepEqual(await within(5000, "the next", ws.next()), { type: "text", text: "next" });
+    assert.ok(pingsTo(server.peers[0]) >= 1, "open past idleMs, the message was pinged");
+    ws.abort("test over");
+    assert.equal((await within(5000, "the end", ws.ended)).by, "local");
+  } finally {
+    await server.close();
+  }
+});

@@ -316,3 +316,28 @@ Deno.test("a broken rule is refused as soon as its bytes arrive, whatever follow
   assert.equal(sizeWords(64 * 1024), "64 KiB");
   assert.equal(sizeWords(1000), "1000 bytes");
 });
+
+Deno.test("what the decoder has taken: whole frames counted, a frame begun, a message left open", () => {
+  const decoder = new MessageDecoder();
+  const state = () => [decoder.frames, decoder.midFrame, decoder.messageOpen];
+  const steps: [Uint8Array, (number | boolean)[], Received | undefined][] = [];
+  const feed = (bytes: Uint8Array) => {
+    decoder.push(bytes);
+    const event = decoder.next();
+    steps.push([bytes, state(), event]);
+  };
+  assert.deepEqual(state(), [0, false, false]);
+  const text = serverFrame({ opcode: 1, payload: "hello" });
+  for (const byte of text) feed(Uint8Array.of(byte));
+  // Each byte but the last leaves a frame begun; only the last makes it whole.
+  assert.deepEqual(steps.slice(0, -1).map(([, s]) => s), Array(text.length - 1).fill([0, true, false]));
+  assert.deepEqual(steps.at(-1)?.slice(1), [[1, false, false], { type: "text", text: "hello" }]);
+  feed(serverFrame({ opcode: 1, fin: false, payload: "a" }));
+  assert.deepEqual(state(), [2, false, true], "a first fragment: whole, and the message open");
+  feed(joined(serverFrame({ opcode: 0, fin: false, payload: "b" }), serverFrame({ opcode: 0, fin: false })));
+  assert.deepEqual(state(), [4, false, true], "fragments in one piece: each counted");
+  feed(serverFrame({ opcode: 10 }));
+  assert.deepEqual(state(), [5, false, true], "a pong between fragments leaves the message open");
+  feed(serverFrame({ opcode: 0, payload: "c" }));
+  assert.deepEqual(steps.at(-1)?.slice(1), [[6, false, false], { type: "text", text: "abc" }]);
+});

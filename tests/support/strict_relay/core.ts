@@ -186,6 +186,9 @@ export class RelayCore implements StrictRelay {
   wsBehaviour(mode: WsMode): void {
     this.#nostr.wsBehaviour(mode);
   }
+  trickleWebSockets(): number {
+    return this.#nostr.trickleWebSockets();
+  }
   suspend(): Promise<void> {
     for (const frontEnd of this.#frontEnds) frontEnd.suspend();
     return Promise.resolve();

@@ -32,6 +32,10 @@ export interface WsSplice {
   port: number;
   /** Pass back only the head of the upgrade's answer, then nothing either way (wsBehaviour "stall"). */
   stall: boolean;
+  /** Pass back only the head of the upgrade's answer, then one frame trickled (wsBehaviour "trickle"). */
+  trickle: boolean;
+  /** Resolves when this connection, open, is to trickle a frame from its next frame boundary on. */
+  trickleAsked: Promise<void>;
   /** The hop to `port` is connected from `localPort`; nothing has been written on it yet. */
   opened(localPort: number): void;
   /** The splice is over: the client connection or the hop is gone. */

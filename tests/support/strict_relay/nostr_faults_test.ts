@@ -1,6 +1,7 @@
-// The strict relay's websocket faults and its transport: every wsBehaviour mode, the upgrade's own
-// refusals, cutConnections and suspend/resume (plain and TLS), and wss with Deno's WebSocket trusting
-// the test CA. Raw upgrades (nostr_test_kit.ts) show what a WebSocket cannot: pings, silence, 503s.
+// The strict relay's websocket faults and its transport: every wsBehaviour mode, a trickle begun on
+// an open connection, the upgrade's own refusals, cutConnections and suspend/resume (plain and TLS),
+// and wss with Deno's WebSocket trusting the test CA. Raw upgrades (nostr_test_kit.ts) show what a
+// WebSocket cannot: pings, silence, a trickle, 503s.
 
 import assert from "node:assert/strict";
 import {
@@ -17,6 +18,7 @@ import {
 } from "./nostr_test_kit.ts";
 import { within } from "../waits.ts";
 import type { StrictRelay } from "./mod.ts";
+import { FrameBoundaries } from "./ws_trickle.ts";
 
 const A = newKey();
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -86,6 +88,101 @@ Deno.test("strict relay websocket: stall completes the upgrade, then is silent, 
       await until("the stalled connection is gone", () => relay.openWebSockets === 0);
     });
   });
+});
+
+/** The bytes a trickle sends first: a text frame declaring 65535 bytes, then `["NOTICE","`. */
+const TRICKLE_START = [0x81, 126, 0xff, 0xff, ...new TextEncoder().encode('["NOTICE","xxxx')];
+
+/** Whether `bytes` (at least the frame's header) are the start of the trickled frame. */
+function trickled(bytes: Uint8Array): boolean {
+  const start = TRICKLE_START.slice(0, Math.min(bytes.length, TRICKLE_START.length));
+  return bytes.length >= 4 && start.every((byte, i) => bytes[i] === byte) &&
+    bytes.subarray(TRICKLE_START.length).every((byte) => byte === 0x78);
+}
+
+/** Reads `conn` until `done` holds of what came (that stays open), within 3 s. */
+async function readUntil(conn: Deno.Conn, what: string, done: (bytes: Uint8Array) => boolean) {
+  let got = new Uint8Array(0);
+  const buf = new Uint8Array(64 * 1024);
+  await within(
+    3000,
+    what,
+    (async () => {
+      while (!done(got)) {
+        const n = await conn.read(buf);
+        if (n === null) throw new Error(`${what}: the relay closed the connection`);
+        got = new Uint8Array([...got, ...buf.subarray(0, n)]);
+      }
+    })(),
+  );
+  return got;
+}
+
+Deno.test("strict relay websocket: trickle, from the upgrade and on a connection already open", async (t) => {
+  await withRelay({}, async (relay) => {
+    await t.step("trickle: 101, then one frame a byte at a time, never whole, no pong", async () => {
+      relay.wsBehaviour("trickle");
+      const { head, conn, rest } = await rawUpgrade(relay);
+      assert.match(head, /^HTTP\/1\.1 101 /);
+      await conn.write(clientFrame(0x9));
+      await conn.write(clientFrame(0x1, new TextEncoder().encode('["REQ","s",{}]')));
+      const { bytes, ended } = await readFor(conn, 700);
+      const all = new Uint8Array([...rest, ...bytes]);
+      assert.equal(ended, false);
+      assert.ok(all.length >= 5 && all.length <= 30, `a byte at a time (${all.length} in 700 ms)`);
+      assert.ok(trickled(all), `the frame's first bytes, nothing else: ${all}`);
+      assert.equal(relay.clientMessages.length, 0, "nothing reached the relay");
+      relay.wsBehaviour("normal");
+    });
+    await t.step("trickleWebSockets: the frames so far pass whole, then only the trickle", async () => {
+      const { conn, rest } = await rawUpgrade(relay);
+      await conn.write(clientFrame(0x1, new TextEncoder().encode('["REQ","s",{}]')));
+      const eose = '["EOSE","s"]';
+      const before = await readUntil(conn, "the challenge, then EOSE", (got) => {
+        const all = text(new Uint8Array([...rest, ...got]));
+        return all.endsWith(eose);
+      });
+      assert.ok(text(before).endsWith(eose), "EOSE, a whole frame, last");
+      assert.equal(relay.trickleWebSockets(), 1);
+      relay.inject(signed(A, { content: "not passed" }));
+      await conn.write(clientFrame(0x9));
+      const { bytes, ended } = await readFor(conn, 700);
+      assert.equal(ended, false);
+      assert.ok(bytes.length >= 5 && trickled(bytes), `the trickle alone, no event, no pong: ${bytes}`);
+      await until("the connection gone", () => relay.openWebSockets === 0);
+      assert.equal(relay.trickleWebSockets(), 0, "none open");
+    });
+  });
+});
+
+Deno.test("the trickle's frame boundaries: in any chunking, the first end is found, headers of every length", () => {
+  const frames = [
+    Uint8Array.of(0x81, 2, 0x61, 0x62), // "ab"
+    Uint8Array.of(0x8a, 0), // an empty pong
+    Uint8Array.of(0x82, 126, 0, 130, ...new Uint8Array(130)),
+    Uint8Array.of(0x82, 127, 0, 0, 0, 0, 0, 1, 0, 0, ...new Uint8Array(65536)),
+    Uint8Array.of(0x81, 0x83, 1, 2, 3, 4, 9, 9, 9), // masked, as a server never sends
+  ];
+  const ends: number[] = [];
+  let total = 0;
+  for (const frame of frames) ends.push(total += frame.length);
+  const all = new Uint8Array(total);
+  frames.reduce((at, frame) => (all.set(frame, at), at + frame.length), 0);
+  for (const size of [1, 3, 7, 1000, total]) {
+    const passing = new FrameBoundaries();
+    const found: number[] = [];
+    for (let at = 0; at < total;) {
+      const chunk = all.subarray(at, Math.min(at + size, total));
+      const taken = passing.take(chunk, true);
+      assert.ok(taken > 0 && taken <= chunk.length);
+      at += taken;
+      if (passing.atBoundary) found.push(at);
+    }
+    assert.deepEqual(found, ends, `chunks of ${size}`);
+    const whole = new FrameBoundaries();
+    assert.equal(whole.take(all.subarray(0, 5), false), 5, "without stop, all of it");
+    assert.equal(whole.atBoundary, false, "5 bytes: the pong's header begun");
+  }
 });
 
 Deno.test("strict relay websocket: oversized, then auth-false", async (t) => {

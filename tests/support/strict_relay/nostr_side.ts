@@ -157,6 +157,9 @@ export class NostrSide implements SessionHost {
   wsBehaviour(mode: WsMode): void {
     this.#mode = mode;
   }
+  trickleWebSockets(): number {
+    return this.#ws.trickleOpen();
+  }
   setEventGate(fn?: (event: NostrEvent) => string | undefined): void {
     this.#gate = fn;
   }
@@ -187,8 +190,8 @@ export class NostrSide implements SessionHost {
   }
 
   #start(socket: WebSocket, binding: WsBinding): void {
-    // A stalled connection gets no session: the splice passes nothing on anyway.
-    if (binding.mode === "stall") {
+    // A stalled or trickling connection gets no session: the splice passes nothing of it on anyway.
+    if (binding.mode === "stall" || binding.mode === "trickle") {
       socket.onerror = () => {};
       return;
     }

@@ -161,12 +161,14 @@ export interface StrictRelayOptions {
  * How websocket connections opened from now on behave (StrictRelay.wsBehaviour):
  * - "normal": the challenge first, then NIP-01 and NIP-42 as the real relay (rpc-facts 6.2).
  * - "stall": the upgrade completes (101), then nothing is sent or answered, not even a ping's pong.
+ * - "trickle": the upgrade completes, then one text frame a byte every 50 ms, never whole in a test's
+ *   time; nothing else is sent or answered (a pong cannot come inside a frame).
  * - "oversized": after the challenge, one 2 MiB text message (a NOTICE), then as normal.
  * - "auth-false": every AUTH is answered `OK` false `restricted: not allowed`.
  * - "no-challenge": an open relay: no AUTH is sent, reads (and writes) are served without it.
  * - "refuse": the upgrade is answered 503 `relay is starting`.
  */
-export type WsMode = "normal" | "stall" | "oversized" | "auth-false" | "no-challenge" | "refuse";
+export type WsMode = "normal" | "stall" | "trickle" | "oversized" | "auth-false" | "no-challenge" | "refuse";
 
 /** A message a websocket client sent. */
 export interface ClientMessage {
@@ -294,6 +296,11 @@ export interface StrictRelay {
   closeSubscriptions(reason?: string): number;
   /** How websocket connections opened from now on behave (default "normal"). */
   wsBehaviour(mode: WsMode): void;
+  /**
+   * Every open websocket connection passes the relay's frames up to the next frame's end, then
+   * trickles a frame as "trickle" does, until it is closed; how many were told to.
+   */
+  trickleWebSockets(): number;
   /** Every message websocket clients sent, in order. */
   readonly clientMessages: ClientMessage[];
   /** Websocket upgrades accepted so far (a "refuse" or a bad handshake is not one). */

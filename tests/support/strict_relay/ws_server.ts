@@ -19,6 +19,8 @@ export interface WsBinding {
 interface Hop extends WsBinding {
   upgraded: boolean;
   ended: boolean;
+  /** From the next frame boundary on, the relay trickles a frame (ws_trickle.ts). */
+  trickle(): void;
 }
 
 export class WsServer {
@@ -53,11 +55,14 @@ export class WsServer {
 
   /** The splice for an upgrade the core accepted. */
   splice(binding: WsBinding): WsSplice {
-    const hop: Hop = { ...binding, upgraded: false, ended: false };
+    const asked = Promise.withResolvers<void>();
+    const hop: Hop = { ...binding, upgraded: false, ended: false, trickle: asked.resolve };
     let localPort: number | undefined;
     return {
       port: this.port,
       stall: binding.mode === "stall",
+      trickle: binding.mode === "trickle",
+      trickleAsked: asked.promise,
       opened: (port) => {
         localPort = port;
         this.#hops.set(port, hop);
@@ -69,6 +74,15 @@ export class WsServer {
         if (hop.upgraded) this.#open--;
       },
     };
+  }
+
+  /** Every open connection that passes the relay's frames trickles a frame from now on; how many. */
+  trickleOpen(): number {
+    const open = [...this.#hops.values()].filter((hop) =>
+      hop.upgraded && !hop.ended && hop.mode !== "stall" && hop.mode !== "trickle"
+    );
+    for (const hop of open) hop.trickle();
+    return open.length;
   }
 
   async close(): Promise<void> {

@@ -6,11 +6,14 @@
 // The upgrade request was already parsed by the front end, so its head is written again on the hop;
 // bytes the reader had buffered past it go after. With `stall` only the head of the answer passes
 // back (the 101): then nothing more either way, not even a pong, until the client goes or is cut.
+// With `trickle` the head, then one frame a byte at a time (ws_trickle.ts); asked to trickle later,
+// the relay's frames pass up to the next frame boundary, then the trickle takes their place.
 
 import { concatBytes } from "@noble/hashes/utils.js";
 import type { WsSplice } from "./exchange.ts";
 import type { ParsedRequest } from "./http1_reader.ts";
 import { closeQuietly, writeAll } from "./http1_writer.ts";
+import { FrameBoundaries, trickle } from "./ws_trickle.ts";
 
 /** The request head as the client sent it (headers as Deno's Headers keep them), in Latin-1. */
 function requestHead(req: ParsedRequest): Uint8Array {
@@ -46,14 +49,17 @@ async function discard(from: Deno.Conn): Promise<void> {
   }
 }
 
-/** Copies `from` to `to` up to the end of the answer's head (CRLFCRLF); never rejects. */
-async function headOnly(from: Deno.Conn, to: Deno.Conn): Promise<void> {
+/**
+ * Copies `from` to `to` up to the end of the answer's head (CRLFCRLF); returns the bytes read past it,
+ * or undefined when either side ended first. Never rejects.
+ */
+async function headOnly(from: Deno.Conn, to: Deno.Conn): Promise<Uint8Array | undefined> {
   const buf = new Uint8Array(16 * 1024);
   let tail = new Uint8Array(0);
   try {
     for (;;) {
       const n = await from.read(buf);
-      if (n === null) return;
+      if (n === null) return undefined;
       const seen = concatBytes(tail, buf.subarray(0, n));
       const end = findHeadEnd(seen);
       const fresh = seen.subarray(tail.length);
@@ -63,11 +69,48 @@ async function headOnly(from: Deno.Conn, to: Deno.Conn): Promise<void> {
         continue;
       }
       await writeAll(to, fresh.subarray(0, end + 4 - tail.length));
-      return;
+      return seen.slice(end + 4);
     }
   } catch {
-    // closed or cut
+    return undefined; // closed or cut
   }
+}
+
+/**
+ * Copies the relay's frames to the client; once `asked`, from the next frame boundary on, drops the
+ * relay's bytes and trickles one frame in their place until `signal` aborts. Resolves when the relay's
+ * side has ended, and the trickle with it; never rejects.
+ */
+async function pumpFrames(from: Deno.Conn, to: Deno.Conn, asked: Promise<void>, signal: AbortSignal) {
+  // The answer's head first: the frames begin after it.
+  let chunk = await headOnly(from, to);
+  if (chunk === undefined) return;
+  const frames = new FrameBoundaries();
+  let wanted = false;
+  let writing: Promise<unknown> = Promise.resolve();
+  let trickling: Promise<void> | undefined;
+  const begin = () => trickling ??= writing.catch(() => {}).then(() => trickle(to, signal));
+  void asked.then(() => {
+    wanted = true;
+    if (frames.atBoundary) begin();
+  });
+  const buf = new Uint8Array(64 * 1024);
+  try {
+    for (;;) {
+      if (!trickling) { // else what the relay says now is dropped
+        const passed = frames.take(chunk, wanted);
+        writing = writeAll(to, chunk.subarray(0, passed));
+        await writing;
+        if (wanted && frames.atBoundary) begin();
+      }
+      const n = await from.read(buf);
+      if (n === null) break;
+      chunk = buf.subarray(0, n);
+    }
+  } catch {
+    // one side closed or was cut
+  }
+  await trickling;
 }
 
 function findHeadEnd(bytes: Uint8Array): number {
@@ -88,6 +131,7 @@ export async function spliceWebSocket(
   splice: WsSplice,
 ): Promise<void> {
   let hop: Deno.TcpConn;
+  const over = new AbortController();
   try {
     hop = await Deno.connect({ hostname: "127.0.0.1", port: splice.port });
   } catch {
@@ -100,16 +144,20 @@ export async function spliceWebSocket(
     if ("setNoDelay" in conn) (conn as Deno.TcpConn).setNoDelay(true);
     splice.opened((hop.localAddr as Deno.NetAddr).port);
     await writeAll(hop, concatBytes(requestHead(req), leftover));
-    if (splice.stall) {
+    if (splice.stall || splice.trickle) {
       await headOnly(hop, conn);
       closeQuietly(hop);
+      const trickled = splice.trickle ? trickle(conn, over.signal) : undefined;
       await discard(conn);
+      over.abort();
+      await trickled;
       return;
     }
     const up = pump(conn, hop);
-    const down = pump(hop, conn);
+    const down = pumpFrames(hop, conn, splice.trickleAsked, over.signal);
     await Promise.race([up, down]);
     // Either side ending ends both; wait for the other copy to see it, so no read outlives the splice.
+    over.abort();
     closeQuietly(hop);
     closeQuietly(conn);
     await Promise.all([up, down]);
