@@ -7,7 +7,7 @@
 
 import { isObject } from "../wire/json.ts";
 import { type Kind, kindSpec, MAX_URI } from "./kinds.ts";
-import { cutoffFor, editDistance, MAX_COMPARED } from "./nearest.ts";
+import { cutoffFor, editDistance, MAX_COMPARED } from "../wire/nearest.ts";
 import { arr, str, tagValue } from "./fields.ts";
 import { shortNpub } from "./npub.ts";
 

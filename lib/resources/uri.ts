@@ -5,7 +5,8 @@
 
 import type { RelayEndpoint } from "../relay/endpoint.ts";
 import { KINDS, type KindSpec, MAX_URI, type ResourceAddress, SCHEME } from "./kinds.ts";
-import { nearestBy, resourcePart } from "./nearest.ts";
+import { nearestBy } from "../wire/nearest.ts";
+import { resourcePart } from "./nearest.ts";
 import { count, shown } from "./text.ts";
 import {
   decodeSegment,
