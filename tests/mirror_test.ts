@@ -18,6 +18,8 @@ const WIRING: Record<string, string> = {
   "session/all_parts.ts": "every part by literal name; sandbox/entry_test checks it against parts.ts",
   "session/parts.ts": "the parts' names, modules and types; sandbox/worker_entry_test and sandbox/entry_test",
   "session/diagnose_command.ts": "diagnose as a user runs it; e2e/diagnose_test",
+  "facade/forward.ts":
+    "one call out and back, signed and resubmitted; facade/facade_test drives it, e2e/signing_test",
   "session/mcp.ts":
     "the mcp session: e2e/host_protocol_test, e2e/table_recovery_test, e2e/own_packages_test (the clear stop)",
   "session/tool_commands.ts": "tools and call as a user runs them; e2e/tool_commands_test",

@@ -17,21 +17,16 @@ import {
   type Tool,
   toolError,
 } from "../wire/mcp.ts";
-import { failureText, markPermission, type RelayAnswer } from "../relay/answer.ts";
+import { markPermission } from "../relay/answer.ts";
 import type { Signer } from "../key/signer.ts";
 import { WriteBudget } from "../oversight/write_budget.ts";
 import { WriteGate, type WriteOrigin } from "../oversight/write_gate.ts";
-import { decideSigning, eventToSign } from "./signing_rules.ts";
+import { nearest } from "../wire/nearest.ts";
+import { forward, type Forwarding, type RelayPort, upload } from "./forward.ts";
 import { type Scheduler, type TableState, ToolTable } from "./table.ts";
-import { DIAGNOSE_TOOL, isWriteTool, publishesNothing, unknownToolHint } from "./tools.ts";
+import { isWriteTool, publishesNothing, unknownToolHint } from "./tools.ts";
 
-/** The two calls the facade makes to the relay. */
-export interface RelayPort {
-  listTools(): Promise<RelayAnswer>;
-  callTool(name: string, args: JsonObject): Promise<RelayAnswer>;
-  /** Send nothing more. */
-  close?(): void;
-}
+export type { RelayPort } from "./forward.ts";
 
 export interface FacadeOptions {
   relay: RelayPort;
@@ -43,6 +38,11 @@ export interface FacadeOptions {
   diagnose: LocalTool;
   /** Other tools answered here, offered after tiny_diagnose (tiny_inbox, with --listen). */
   localTools?: LocalTool[];
+  /**
+   * Code mode (--code-mode): these tools (tiny_search, tiny_execute) are offered in place of the
+   * relay's, whose tools a program calls; the host calling one directly is refused, saying so.
+   */
+  programTools?: LocalTool[];
   /** One diagnostic line to stderr. */
   log(line: string): void;
   /** The background fetches' clock (table.ts); real timers unless a test brings its own. */
@@ -52,38 +52,20 @@ export interface FacadeOptions {
 }
 
 /**
- * A relay tool result, whether the relay itself answered (anything but a transport failure), and
- * the relay's answer as it came (undefined when the relay was not called).
- */
-interface Forwarded {
-  result: JsonObject;
-  answered: boolean;
-  /** Undefined only when tinyagent held the call back itself (a refused clearance). */
-  answer?: RelayAnswer;
-}
-
-/**
- * What a call is told besides its params: the host cancelled it, and, for a call a program makes
- * (tiny_execute), where its writes come from.
+ * What a call is told besides its params: the host cancelled it; for a call a program makes
+ * (tiny_execute), where its writes come from; for a resource read, that it is one.
  */
 export interface CallContext extends Partial<RequestContext> {
   origin?: WriteOrigin;
-}
-
-/** Nothing is sent (the host is gone, or the call was cancelled): a signed event's receipt says so. */
-function gone(detail = "the host is gone"): Forwarded {
-  const failure = { class: "transport" as const, detail, unsent: true };
-  return {
-    result: toolError(`transport: ${failure.detail}`),
-    answered: false,
-    answer: { ok: false, failure },
-  };
+  /** A relay read the host asked for by URI (resources/read, a listing, a completion). */
+  resource?: boolean;
 }
 
 export class Facade {
   #options: FacadeOptions;
   #table: ToolTable;
   #gate: WriteGate;
+  #forwarding: Forwarding;
   /** Set when the host is gone: nothing more is signed or sent. */
   #closed = false;
 
@@ -97,6 +79,13 @@ export class Facade {
       log: options.log,
       schedule: options.schedule,
     });
+    this.#forwarding = {
+      relay: options.relay,
+      signer: options.signer,
+      allowWrites: options.allowWrites,
+      closed: () => this.#closed,
+      tableChanged: () => this.#table.invalidate(),
+    };
   }
 
   /** Tells `listener` whenever the host should list the tools again (notifications/tools/list_changed). */
@@ -111,11 +100,21 @@ export class Facade {
     this.#options.relay.close?.();
   }
 
-  /** The relay's exposed tools followed by `tiny_diagnose` (and the other local tools); never fails. */
+  /**
+   * The relay's exposed tools followed by `tiny_diagnose` (and the other local tools); in code mode
+   * the program tools in their place. Never fails.
+   */
   async listTools(): Promise<Tool[]> {
+    const local = this.#local().map((tool) => tool.entry);
+    if (this.#options.programTools) return local;
     const state = await this.tableForList();
-    const local = [this.#options.diagnose, ...this.#options.localTools ?? []].map((tool) => tool.entry);
     return state.ok ? [...state.table, ...local] : local;
+  }
+
+  /** The tools answered here, in the order they are listed. */
+  #local(): LocalTool[] {
+    const { programTools, diagnose, localTools } = this.#options;
+    return [...programTools ?? [], diagnose, ...localTools ?? []];
   }
 
   /** What tools/list answers from: the exposed table, or why the relay's could not be read. */
@@ -150,13 +149,16 @@ export class Facade {
         ),
       };
     }
-    if (name === DIAGNOSE_TOOL) return { result: await this.#options.diagnose.call(args) };
-    const local = this.#options.localTools?.find((tool) => tool.entry.name === name);
-    if (local) return { result: await local.call(args, { signal: context.signal ?? NEVER }) };
-    // A tool outside the exposed set is refused before any relay contact.
-    if (!this.#options.exposed.includes(name)) {
-      return unknownTool(name, unknownToolHint(name, this.#options.allowWrites));
+    const local = this.#local().find((tool) => tool.entry.name === name);
+    if (local) {
+      // A program calls the relay's tools, never these (not itself, not the host's diagnose or inbox).
+      if (context.origin) {
+        return unknownTool(name, " (a program calls the relay's tools, not tinyagent's own)");
+      }
+      return { result: await local.call(args, { signal: context.signal ?? NEVER }) };
     }
+    const refused = this.#refusal(name, context);
+    if (refused) return refused;
     // A spent write budget refuses the call before the relay is contacted (an exposed write tool
     // means writes are allowed).
     const gate = context.origin ? this.#gate.withOrigin(context.origin) : this.#gate;
@@ -173,9 +175,30 @@ export class Facade {
     // The host's own call runs to its end whatever the host cancels (facade.md): only a program's calls
     // stop when it does.
     const call = { name, args, gate, signal: context.origin?.signal };
-    const forwarded = publishesNothing(name) ? await this.#upload(call) : await this.#forward(call);
+    const forwarded = await (publishesNothing(name) ? upload : forward)(this.#forwarding, call);
     if (forwarded.answered && !this.#closed) await this.#table.refreshAfterAnswer();
     return { result: markPermission(forwarded.result) };
+  }
+
+  /**
+   * A relay tool the caller may not call: one outside the exposed set (refused before any relay
+   * contact, naming the nearest it may call), or in code mode one the host calls itself.
+   */
+  #refusal(name: string, context: CallContext): CallOutcome | undefined {
+    const { exposed, allowWrites, programTools } = this.#options;
+    if (!exposed.includes(name)) {
+      const hint = unknownToolHint(name, allowWrites);
+      if (hint !== "") return unknownTool(name, hint);
+      const near = nearest(
+        name,
+        context.origin ? exposed : [...exposed, ...this.#local().map((t) => t.entry.name)],
+      );
+      return unknownTool(name, near.length > 0 ? ` (nearest: ${near.join(", ")})` : "", near);
+    }
+    if (programTools && !context.origin && !context.resource) {
+      return unknownTool(name, ` (code mode: a tiny_execute program calls it as relay.${name}(args))`);
+    }
+    return undefined;
   }
 
   async #tableIfLoads(): Promise<Tool[] | undefined> {
@@ -186,106 +209,7 @@ export class Facade {
     );
     return undefined;
   }
-
-  /**
-   * Calls the tool, and when it returns a template the facade may sign, clears it with the person's
-   * hold on writes, signs it and calls again; the second answer gets its receipt.
-   */
-  async #forward({ name, args, gate, signal }: OneCall): Promise<Forwarded> {
-    const first = await this.#call(name, args, signal);
-    if (!first.answered) return first;
-    const decision = decideSigning(name, first.result, this.#options.allowWrites);
-    switch (decision.action) {
-      case "pass":
-        return first;
-      case "refuse":
-        await gate.refused(name, args, decision.template, decision.message);
-        return {
-          result: toolError(
-            decision.message,
-            decision.showResult ? first.result.structuredContent : undefined,
-          ),
-          answered: true,
-          answer: first.answer,
-        };
-      case "sign": {
-        const clearance = await gate.clear(name, args, decision.template);
-        if (!clearance.ok) return { result: toolError(clearance.text), answered: true };
-        if (this.#closed || signal?.aborted) {
-          clearance.reservation.release();
-          return this.#closed ? gone() : gone(CANCELLED);
-        }
-        // Filled now, after any wait for the person: a missing created_at is the time of signing.
-        const now = Math.floor(Date.now() / 1000);
-        let event;
-        try {
-          event = await this.#options.signer.sign(eventToSign(decision.template, now));
-        } catch (error) {
-          clearance.reservation.release(); // nothing was signed: its place is free again
-          throw error;
-        }
-        clearance.reservation.spend();
-        // The second answer is the publish result; it is never signed again.
-        const second = await this.#call(name, { ...args, event }, signal);
-        // #call always gives the relay's answer, or what kept it from being sent.
-        return {
-          ...second,
-          result: await gate.signed(
-            name,
-            args,
-            event,
-            second.answer!,
-            second.result,
-            clearance.approval,
-          ),
-        };
-      }
-    }
-  }
-
-  /**
-   * An upload signs nothing, and is a write all the same: cleared first, with its receipt after. A
-   * template it returns is refused like any other (it publishes no kind).
-   */
-  async #upload(call: OneCall): Promise<Forwarded> {
-    const { name, args, gate, signal } = call;
-    const clearance = await gate.clear(name, args, undefined);
-    if (!clearance.ok) return { result: toolError(clearance.text), answered: false };
-    if (this.#closed || signal?.aborted) {
-      clearance.reservation.release();
-      return this.#closed ? gone() : gone(CANCELLED);
-    }
-    clearance.reservation.spend();
-    const forwarded = await this.#forward(call);
-    if (forwarded.answer) await gate.uploaded(name, args, forwarded.answer);
-    return forwarded;
-  }
-
-  /** One relay call, unless the host is gone or the call was cancelled: then nothing is sent. */
-  async #call(name: string, args: JsonObject, signal?: AbortSignal): Promise<Forwarded> {
-    if (this.#closed) return gone();
-    if (signal?.aborted) return gone(CANCELLED);
-    const answer = await this.#options.relay.callTool(name, args);
-    if (answer.ok) return { result: answer.result, answered: true, answer };
-    if (answer.failure.unknownTool) this.#table.invalidate();
-    return {
-      result: toolError(failureText(answer.failure)),
-      answered: answer.failure.class !== "transport",
-      answer,
-    };
-  }
 }
-
-/** A call's parts on its way through the facade. */
-interface OneCall {
-  name: string;
-  args: JsonObject;
-  gate: WriteGate;
-  signal?: AbortSignal;
-}
-
-/** Why a cancelled call sent nothing. */
-const CANCELLED = "the call was cancelled before it was sent";
 
 /** A signal that never aborts, for a local tool called with none. */
 const NEVER = new AbortController().signal;
@@ -294,7 +218,14 @@ function invalidParams(why: string): CallOutcome {
   return { error: { code: INVALID_PARAMS, message: `Invalid params: ${why}` } };
 }
 
-/** `Unknown tool: <name>` (the contract's words first), and what would change that. */
-function unknownTool(name: string, hint: string): CallOutcome {
-  return { error: { code: INVALID_PARAMS, message: `Unknown tool: ${name}${hint}` } };
+/** `Unknown tool: <name>` (the contract's words first), and what would change that, or the nearest. */
+function unknownTool(name: string, hint: string, near?: string[]): CallOutcome {
+  const message = `Unknown tool: ${name.length > 200 ? `${name.slice(0, 200)}…` : name}${hint}`;
+  return {
+    error: {
+      code: INVALID_PARAMS,
+      message,
+      ...(near ? { data: { tool: name.slice(0, 200), nearest: near } } : {}),
+    },
+  };
 }

@@ -104,6 +104,7 @@ function setup(options: Partial<Omit<FacadeOptions, "relay" | "signer" | "log" |
     // The background fetches never run here (tests/facade/table_test.ts drives them with a clock).
     schedule: options.schedule ?? (() => () => {}),
     gate: options.gate,
+    programTools: options.programTools,
   });
   return { relay, facade, logs };
 }
@@ -235,8 +236,6 @@ Deno.test("tools/call: what is refused before the relay is contacted", async (t)
       { name: "set_policy" },
       `${UNKNOWN_TOOL}: set_policy (never offered: it is a management tool, for the relay's operator, not an agent)`,
     ],
-    ["a name tinyagent does not know", { name: "nope" }, `${UNKNOWN_TOOL}: nope`],
-    ["a name from Object.prototype", { name: "constructor" }, `${UNKNOWN_TOOL}: constructor`],
   ];
   for (const [name, params, message] of cases) {
     await t.step(name, async () => {
@@ -246,6 +245,29 @@ Deno.test("tools/call: what is refused before the relay is contacted", async (t)
       assert.equal(relay.lists, 0, "the table is not even fetched");
     });
   }
+  const unknown: [string, string, string[]][] = [
+    ["a name tinyagent does not know", "nope", []],
+    ["a name from Object.prototype", "constructor", []],
+    ["a misspelt exposed tool: the nearest named", "read_rom", ["read_room"]],
+    ["a plural dropped", "list_room", ["list_rooms"]],
+    ["tinyagent's own, misspelt", "tiny_diagnos", [TINY_DIAGNOSE]],
+  ];
+  for (const [name, tool, near] of unknown) {
+    await t.step(name, async () => {
+      const { facade, relay } = setup({ exposed: ["read_room", "list_rooms"] });
+      const message = `${UNKNOWN_TOOL}: ${tool}${near.length > 0 ? ` (nearest: ${near.join(", ")})` : ""}`;
+      assert.deepEqual(await facade.callTool({ name: tool }), {
+        error: { code: INVALID_PARAMS, message, data: { tool, nearest: near } },
+      });
+      assert.equal(relay.calls.length, 0);
+    });
+  }
+  await t.step("a 100 KB name: cut in the message, compared on its first characters", async () => {
+    const { facade } = setup();
+    const outcome = await facade.callTool({ name: "x".repeat(100_000) });
+    assert.ok("error" in outcome);
+    assert.ok(outcome.error.message.length < 300);
+  });
   await t.step("an exposed tool the loaded table does not list", async () => {
     const { facade, relay } = setup({ exposed: ["read_room", "list_jobs"] });
     relay.table = [relayTool("read_room")];
@@ -688,5 +710,53 @@ Deno.test("a program's calls (an origin with a signal) stop when it does; the ho
     );
     assert.equal(textOf(result), "list_rooms done");
     assert.equal(relay.calls.length, 1);
+  });
+});
+
+Deno.test("code mode: the program tools in place of the relay's; the relay's tools are a program's to call", async (t) => {
+  const program: LocalTool = {
+    entry: { name: "tiny_execute", inputSchema: { type: "object" } },
+    call: () => Promise.resolve({ content: [{ type: "text", text: "ran" }] }),
+  };
+  const { facade, relay } = setup({ programTools: [program] });
+  await t.step(
+    "tools/list: the program tools, then tiny_diagnose; the relay's table is not fetched",
+    async () => {
+      assert.deepEqual(names(await facade.listTools()), ["tiny_execute", TINY_DIAGNOSE]);
+      assert.equal(relay.lists, 0);
+    },
+  );
+  await t.step("the host calling a relay tool itself is refused, saying where it runs", async () => {
+    const outcome = await facade.callTool({ name: "list_rooms", arguments: {} });
+    assert.deepEqual(outcome, {
+      error: {
+        code: INVALID_PARAMS,
+        message:
+          `${UNKNOWN_TOOL}: list_rooms (code mode: a tiny_execute program calls it as relay.list_rooms(args))`,
+      },
+    });
+    assert.equal(relay.calls.length, 0);
+  });
+  await t.step("a program's call and a resource read go to the relay", async () => {
+    const origin = { via: "tiny_execute" };
+    assert.equal(
+      textOf(resultOf(await facade.callTool({ name: "list_rooms" }, { origin }))),
+      "list_rooms done",
+    );
+    assert.equal(
+      textOf(resultOf(await facade.callTool({ name: "read_room" }, { resource: true }))),
+      "read_room done",
+    );
+    assert.deepEqual(relay.calls.map((call) => call.name), ["list_rooms", "read_room"]);
+  });
+  await t.step("a program may not call tinyagent's own tools", async () => {
+    for (const name of ["tiny_execute", TINY_DIAGNOSE]) {
+      const outcome = await facade.callTool({ name }, { origin: { via: "tiny_execute" } });
+      assert.ok("error" in outcome);
+      assert.match(outcome.error.message, /a program calls the relay's tools, not tinyagent's own/);
+    }
+  });
+  await t.step("the host calls the program tools as any local tool", async () => {
+    assert.equal(textOf(resultOf(await facade.callTool({ name: "tiny_execute", arguments: {} }))), "ran");
   });
 });
