@@ -11,6 +11,7 @@ export const LAYERS = [
   "session",
   "cli",
   "rpc",
+  "code",
   "host",
   "diagnose",
   "facade",
