@@ -312,7 +312,7 @@ Deno.test("runProgram: time paused while a person is asked does not count", asyn
       },
     });
     const outcome = await run(
-      "async function run(relay) { relay.confirm(); await null; while (true) {} }",
+      "async function run(relay) { relay.confirm(); await relay.echo(); while (true) {} }",
       bridge,
     );
     assert.equal(outcome.end, "timeout");
