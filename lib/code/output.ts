@@ -58,6 +58,12 @@ export class OutputBudget {
     return this.#written <= RUNAWAY_FACTOR * this.limitBytes;
   }
 
+  /** Counts a line that could not be read (the prelude bounds every line, so this is a defence). */
+  skip(): void {
+    this.#closed = true;
+    this.#dropped++;
+  }
+
   /**
    * The output once the program has ended: `json` is the value's JSON text as it crossed (at most the
    * budget in UTF-16 units, cut inside the guest) and `length` its full length; both absent when the

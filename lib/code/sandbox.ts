@@ -119,7 +119,8 @@ class ProgramRun {
       },
       log: (level, text) => {
         const line = checkLog(level, text, this.limits.outputBytes);
-        if (line.ok && !this.#output.add(line.value)) this.#stop ??= "output";
+        if (!line.ok) this.#output.skip();
+        else if (!this.#output.add(line.value)) this.#stop ??= "output";
       },
     }, () => this.#stop !== undefined);
     const syntax = guest.compile(source);

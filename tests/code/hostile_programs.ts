@@ -187,7 +187,7 @@ export const HOSTILE: Hostile[] = [
       attempt("define", () => Reflect.defineProperty(relay, "echo", { value: () => "hijacked" }));
       attempt("set", () => Reflect.set(relay, "echo", 1));
       attempt("setPrototypeOf", () => Reflect.setPrototypeOf(relay, {}));
-      attempt("delete", () => Reflect.deleteProperty(relay, "echo"));
+      attempt("delete", () => (Reflect.deleteProperty(relay, "echo"), typeof relay.echo));
       attempt("constructor chain", () => relay.constructor.constructor("return this")());
       attempt("tool's constructor", () => relay.echo.constructor("return typeof Deno")()());
       attempt("awaited", () => typeof relay);
@@ -210,7 +210,7 @@ export const HOSTILE: Hostile[] = [
         define: false,
         set: false,
         setPrototypeOf: false,
-        delete: false,
+        delete: "function",
         "constructor chain": "threw TypeError",
         "tool's constructor": "threw TypeError",
         awaited: "object",

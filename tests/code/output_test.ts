@@ -64,6 +64,14 @@ Deno.test("OutputBudget.finish: the value comes first, cut when over the whole b
   });
 });
 
+Deno.test("OutputBudget.skip: a line that could not be read is counted, and so is every later one", () => {
+  const budget = new OutputBudget(100);
+  budget.add(line("a"));
+  budget.skip();
+  budget.add(line("b"));
+  assert.deepEqual(budget.finish(), { logs: [line("a")], logsDropped: 2 });
+});
+
 Deno.test("OutputBudget.add: false once the program wrote a runaway's worth", () => {
   const budget = new OutputBudget(1000);
   const results: boolean[] = [];

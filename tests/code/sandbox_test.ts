@@ -144,6 +144,19 @@ Deno.test("runProgram: console lines captured with their level, formatted as a c
   assert.equal(outcome.logsDropped, 0);
 });
 
+Deno.test("runProgram: a log line longer than the whole budget is cut before it crosses", async () => {
+  const outcome = await run(
+    "async function run() { console.warn('z'.repeat(3 * 1024 * 1024)); }",
+    new FakeBridge(),
+    {
+      outputBytes: 64 * 1024,
+      wallMs: 20_000,
+    },
+  );
+  assert.equal(outcome.end, "returned", outcome.error);
+  assert.deepEqual(outcome.logs, [{ level: "warn", text: "z".repeat(64 * 1024) }]);
+});
+
 Deno.test("runProgram: calls reach the bridge in the order the program makes them", async () => {
   const bridge = new FakeBridge();
   const outcome = await run(
