@@ -114,6 +114,11 @@ export function answerText(tool: string, value: unknown): Checked<string | undef
   return { ok: true, value: text };
 }
 
+/** The message a program sees for an answer its memory has no room left for. */
+export function noRoomMessage(tool: string, length: number): string {
+  return `relay.${tool}: its answer (${length} characters) does not fit in the memory the program has left`;
+}
+
 /** The message a program sees for a failed call: the error's own message, bounded. */
 export function messageOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);

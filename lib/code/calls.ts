@@ -8,7 +8,8 @@ import type { CallRecord, RelayBridge } from "./program.ts";
 
 /** The guest's side of one call, settled at most once. */
 export interface CallSink {
-  resolve(answer: string | undefined): void;
+  /** Hands the answer in; returns why it could not be (the program then sees that as the call's error). */
+  resolve(answer: string | undefined): string | undefined;
   reject(message: string): void;
 }
 
@@ -108,11 +109,10 @@ export class CallQueue {
     if (ok) {
       record.state = "ok";
       const text = answerText(record.tool, value);
-      if (text.ok) sink.resolve(text.value);
-      else {
-        record.error = text.message;
-        sink.reject(text.message);
-      }
+      // The call was made; when its answer cannot enter the program, the program sees why as its error.
+      const refused = text.ok ? sink.resolve(text.value) : text.message;
+      if (refused !== undefined) record.error = refused;
+      if (!text.ok) sink.reject(text.message);
     } else {
       record.state = "error";
       record.error = messageOf(value);

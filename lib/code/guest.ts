@@ -10,7 +10,7 @@ import type {
   QuickJSHandle,
   QuickJSRuntime,
 } from "quickjs-emscripten-core";
-import { ARGS_MAX_BYTES, checkEnd, MESSAGE_MAX_CHARS, Oversized } from "./bridge.ts";
+import { ARGS_MAX_BYTES, checkEnd, MESSAGE_MAX_CHARS, noRoomMessage, Oversized } from "./bridge.ts";
 import type { GuestEnd } from "./bridge.ts";
 import type { CallSink } from "./calls.ts";
 import type { ProgramClock } from "./clock.ts";
@@ -23,6 +23,14 @@ import type { ProgramLimits } from "./program.ts";
  * limit must stop a deep recursion before that stack runs out (measured: 256 KiB does, 512 KiB does not).
  */
 export const STACK_BYTES = 192 * 1024;
+
+/**
+ * Room an answer needs to enter: five bytes per character (its UTF-8 copy, then QuickJS's string) and a
+ * margin. quickjs-emscripten writes host strings into memory it allocates without checking the
+ * allocation, so an answer is handed in only while the memory can still grow by that much.
+ */
+const ROOM_PER_CHAR = 5;
+const ROOM_MARGIN = 1024 * 1024;
 
 /** What `import()` rejects with inside a program. */
 export const IMPORT_MESSAGE = "import() is not available in a tinyagent program: it reaches the relay only " +
@@ -64,6 +72,7 @@ export class Guest {
     private readonly hooks: GuestHooks,
     private readonly stopped: () => boolean,
     private readonly limits: ProgramLimits,
+    private readonly instance: Instance,
   ) {}
 
   /** A fresh runtime and context in `instance`, limited, with the prelude installed. */
@@ -78,7 +87,7 @@ export class Guest {
     rt.setMemoryLimit(limits.memoryBytes);
     rt.setMaxStackSize(STACK_BYTES);
     rt.setModuleLoader(() => ({ error: new Error(IMPORT_MESSAGE) }));
-    const guest = new Guest(rt, rt.newContext(), clock, hooks, stopped, limits);
+    const guest = new Guest(rt, rt.newContext(), clock, hooks, stopped, limits, instance);
     rt.setInterruptHandler(() => guest.#shouldInterrupt());
     guest.#install();
     return guest;
@@ -176,13 +185,27 @@ export class Guest {
     const argsText = this.ctx.typeof(argsHandle) === "undefined"
       ? undefined
       : this.#read(argsHandle, ARGS_MAX_BYTES);
-    const refusal = this.hooks.call(this.#read(nameHandle, 64), argsText, {
-      resolve: (answer) => this.#settle(deferred, true, answer),
+    const name = this.#read(nameHandle, 64);
+    const refusal = this.hooks.call(name, argsText, {
+      resolve: (answer) => {
+        if (answer === undefined || this.#room(answer.length)) {
+          return void this.#settle(deferred, true, answer);
+        }
+        const message = noRoomMessage(String(name), answer.length);
+        this.#settle(deferred, false, message);
+        return message;
+      },
       reject: (message) => this.#settle(deferred, false, message),
     });
     if (refusal !== undefined) this.#settle(deferred, false, refusal);
     // quickjs-emscripten frees the returned handle once the guest has it; settling frees the resolvers.
     return deferred.handle;
+  }
+
+  /** Whether the instance's memory can still grow enough for a string of `length` to enter. */
+  #room(length: number): boolean {
+    const left = this.instance.capBytes - this.instance.memory.buffer.byteLength;
+    return ROOM_PER_CHAR * length + ROOM_MARGIN <= left;
   }
 
   #settle(deferred: QuickJSDeferredPromise, ok: boolean, text: string | undefined): void {

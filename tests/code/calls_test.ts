@@ -27,8 +27,8 @@ function heldBridge(): RelayBridge & { held: Held[] } {
 /** A sink that records what the program would see. */
 function sink(seen: string[], name: string): CallSink {
   return {
-    resolve: (answer) => seen.push(`${name} ok ${answer}`),
-    reject: (message) => seen.push(`${name} error ${message}`),
+    resolve: (answer) => void seen.push(`${name} ok ${answer}`),
+    reject: (message) => void seen.push(`${name} error ${message}`),
   };
 }
 
@@ -91,6 +91,16 @@ Deno.test("CallQueue: answers, refusals and answers that cannot enter the progra
     /too large/,
     "the call was made; the program did not get its answer",
   );
+});
+
+Deno.test("CallQueue: an answer the guest has no room for: the call was made, its error says why", async () => {
+  const bridge = heldBridge();
+  const { calls } = queue(bridge);
+  calls.request({ tool: "big", args: {} }, { resolve: () => "no room", reject: () => {} });
+  await turn();
+  bridge.held[0].resolve("x");
+  await turn();
+  assert.deepEqual(calls.records(), [{ tool: "big", state: "ok", error: "no room" }]);
 });
 
 Deno.test("CallQueue: a bridge that throws at once is a refusal the program sees", async () => {

@@ -67,6 +67,29 @@ export const HOSTILE: Hostile[] = [
     expect: ends("stack"),
   },
   {
+    name: "a regular expression that backtracks for ever",
+    code: "async function run() { return /(a+)+$/.test('a'.repeat(40) + 'b'); }",
+    expect: ends("timeout"),
+  },
+  {
+    name: "relay answers into a memory already full: refused, never written",
+    code: `async function run(relay) {
+      const keep = [];
+      try { for (;;) keep.push(new Array(1e4).fill(1)); } catch {}
+      const seen = [];
+      for (let i = 0; i < 3; i++) seen.push(await relay.big().catch((error) => error.message));
+      return seen;
+    }`,
+    wallMs: 20_000,
+    expect: (outcome) => {
+      assert.equal(outcome.end, "returned", outcome.error);
+      const refusal =
+        "relay.big: its answer (3145730 characters) does not fit in the memory the program has left";
+      assert.deepEqual(outcome.value, Array(3).fill(refusal));
+      assert.deepEqual(outcome.calls, Array(3).fill({ tool: "big", state: "ok", error: refusal }));
+    },
+  },
+  {
     name: "a 10 MB string returned",
     code: "async function run() { return 'x'.repeat(10 * 1024 * 1024); }",
     wallMs: 20_000,
@@ -243,7 +266,7 @@ export const HOSTILE: Hostile[] = [
 
 /** Runs one hostile program with a bridge of the common tools (and `call`); returns its outcome and bridge. */
 export async function runHostile(hostile: Hostile): Promise<{ outcome: ProgramOutcome; bridge: FakeBridge }> {
-  const bridge = new FakeBridge({ call: (args) => ({ echoed: args }) });
+  const bridge = new FakeBridge({ call: (args) => ({ echoed: args }), big: () => "y".repeat(3 * MiB) });
   const controller = new AbortController();
   const limits = {
     wallMs: hostile.wallMs ?? 300,
