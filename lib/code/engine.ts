@@ -1,0 +1,123 @@
+// The QuickJS engine programs run in, and the turns they take. The engine (quickjs-emscripten's core and
+// bellard QuickJS built as one ES module with its WebAssembly inside, so loading it reads no file and
+// works in tinyagent's read-less sandbox) is imported on first use, never at start.
+//
+// Each running program has a WebAssembly instance of its own, whose memory is capped at the program's
+// memory limit: QuickJS's own memory limit does not bound what it takes from WebAssembly (measured), the
+// cap does. At most MAX_RUNNING programs run at once; others wait in line, in order. An instance that ran
+// a program to a clean end is kept for the next one (a fresh instance costs ~10 ms, a fresh runtime in a
+// kept one ~0.3 ms), at most one kept idle; any other is dropped, never disposed (disposing after a limit
+// was hit can abort inside QuickJS), and its memory goes with it.
+
+import type { QuickJSWASMModule } from "quickjs-emscripten-core";
+
+type Core = typeof import("quickjs-emscripten-core");
+type Variant = typeof import("@jitl/quickjs-singlefile-mjs-release-sync").default;
+
+/** Programs running at once. */
+export const MAX_RUNNING = 2;
+
+/** An instance whose memory grew past this is dropped rather than kept (its memory never shrinks). */
+export const KEEP_MAX_BYTES = 32 * 1024 * 1024;
+
+/** The engine's initial WebAssembly memory, in 64 KiB pages: what its build expects (16 MiB). */
+const INITIAL_PAGES = 256;
+
+/** One WebAssembly instance of QuickJS, with its capped memory. */
+export interface Instance {
+  module: QuickJSWASMModule;
+  memory: WebAssembly.Memory;
+  capBytes: number;
+}
+
+/** A program's turn: its instance, given back once with whether it may be kept. */
+export interface Turn {
+  instance: Instance;
+  release(keep: boolean): void;
+}
+
+let engine: Promise<{ core: Core; variant: Variant }> | undefined;
+
+/** Loads the engine once; a failure says what could not be loaded, and the next call tries again. */
+export function loadEngine(): Promise<{ core: Core; variant: Variant }> {
+  return engine ??= Promise.all([
+    import("quickjs-emscripten-core"),
+    import("@jitl/quickjs-singlefile-mjs-release-sync"),
+  ]).then(([core, variant]) => ({ core, variant: variant.default }), (error) => {
+    engine = undefined;
+    throw new Error(
+      `cannot load tinyagent's program sandbox (QuickJS): ${(error as Error).message ?? error}`,
+    );
+  });
+}
+
+/** A fresh instance whose WebAssembly memory can never grow past `capBytes`. */
+export async function newInstance(capBytes: number): Promise<Instance> {
+  const { core, variant } = await loadEngine();
+  const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: Math.floor(capBytes / 65536) });
+  const module = await core.newQuickJSWASMModuleFromVariant(core.newVariant(variant, { wasmMemory: memory }));
+  return { module, memory, capBytes };
+}
+
+/** Turns to run a program: at most `maxRunning` at once, in the order asked; one idle instance kept. */
+export class EnginePool {
+  #running = 0;
+  #line: (() => void)[] = [];
+  #idle: Instance | undefined;
+
+  constructor(readonly maxRunning = MAX_RUNNING) {}
+
+  /** Programs running, programs waiting, and whether an instance is kept. */
+  stats(): { running: number; waiting: number; idle: boolean } {
+    return { running: this.#running, waiting: this.#line.length, idle: this.#idle !== undefined };
+  }
+
+  /** Waits for a turn, then an instance with that memory cap; null when `signal` aborts first. */
+  async acquire(capBytes: number, signal?: AbortSignal): Promise<Turn | null> {
+    if (!await this.#turn(signal)) return null;
+    let instance = this.#idle?.capBytes === capBytes ? this.#idle : undefined;
+    this.#idle = instance ? undefined : this.#idle;
+    try {
+      instance ??= await newInstance(capBytes);
+    } catch (error) {
+      this.#next();
+      throw error;
+    }
+    let released = false;
+    return {
+      instance,
+      release: (keep) => {
+        if (released) return;
+        released = true;
+        if (keep && instance.memory.buffer.byteLength <= KEEP_MAX_BYTES) this.#idle = instance;
+        this.#next();
+      },
+    };
+  }
+
+  #turn(signal?: AbortSignal): Promise<boolean> {
+    if (signal?.aborted) return Promise.resolve(false);
+    if (this.#running < this.maxRunning) {
+      this.#running++;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const go = () => {
+        signal?.removeEventListener("abort", leave);
+        this.#running++;
+        resolve(true);
+      };
+      const leave = () => {
+        this.#line = this.#line.filter((waiter) => waiter !== go);
+        resolve(false);
+      };
+      signal?.addEventListener("abort", leave, { once: true });
+      this.#line.push(go);
+    });
+  }
+
+  #next(): void {
+    this.#running--;
+    this.#line.shift()?.();
+  }
+}

@@ -1,0 +1,171 @@
+// What crosses the sandbox's boundary (lib/code/bridge.ts), checked on tinyagent's side: tool names,
+// arguments as JSON text of an object, answers, log lines and the program's end, each bounded.
+
+import assert from "node:assert/strict";
+import {
+  ANSWER_MAX_BYTES,
+  answerText,
+  ARGS_MAX_BYTES,
+  checkCall,
+  checkEnd,
+  checkLog,
+  isToolName,
+  MESSAGE_MAX_CHARS,
+  messageOf,
+  Oversized,
+} from "../../lib/code/bridge.ts";
+
+Deno.test("isToolName: the tool grammar, bar the reserved names", async (t) => {
+  const cases: [string, boolean][] = [
+    ["list_rooms", true],
+    ["a", true],
+    ["send_message2", true],
+    ["a".repeat(64), true],
+    ["a".repeat(65), false],
+    ["", false],
+    ["List_rooms", false],
+    ["_private", false],
+    ["2fa", false],
+    ["send-message", false],
+    ["toString", false],
+    ["__proto__", false],
+    ["then", false],
+    ["catch", false],
+    ["finally", false],
+    ["constructor", false],
+    ["prototype", false],
+    ["call", true],
+    ["apply", true],
+  ];
+  for (const [name, expected] of cases) {
+    await t.step(
+      `${JSON.stringify(name.length > 20 ? `${name.slice(0, 8)}…(${name.length})` : name)}`,
+      () => {
+        assert.equal(isToolName(name), expected);
+      },
+    );
+  }
+});
+
+Deno.test("checkCall: a tool name and the JSON text of an object, or a clear refusal", async (t) => {
+  const ok: [string, unknown, unknown, Record<string, unknown>][] = [
+    ["arguments as JSON", "list_rooms", '{"limit":5}', { limit: 5 }],
+    ["no arguments: {}", "whoami", undefined, {}],
+    ["nested values", "send", '{"a":[1,{"b":null}],"c":"é"}', { a: [1, { b: null }], c: "é" }],
+  ];
+  for (const [name, tool, args, expected] of ok) {
+    await t.step(name, () => {
+      assert.deepEqual(checkCall(tool, args), { ok: true, value: { tool, args: expected } });
+    });
+  }
+  const refused: [string, unknown, unknown, RegExp][] = [
+    ["a name that is not a string", 42, "{}", /^not a tool name: number/],
+    ["a name outside the grammar", "Send", "{}", /^not a tool name: "Send" \(a tool name matches/],
+    ["a reserved name", "then", "{}", /^not a tool name: "then"/],
+    ["a name too long to copy out", new Oversized(5000), "{}", /^not a tool name: a name of 5000 characters/],
+    ["arguments that are not JSON", "send", "{nope", /^relay\.send: the arguments are not JSON$/],
+    ["arguments that are an array", "send", "[1]", /must be an object, not an array$/],
+    ["arguments that are null", "send", "null", /must be an object, not null$/],
+    ["arguments that are a string", "send", '"x"', /must be an object, not string$/],
+    ["arguments that are a number", "send", "3", /must be an object, not number$/],
+    ["arguments of another type", "send", 3, /^relay\.send: the arguments must be an object$/],
+    ["arguments too long to copy out", "send", new Oversized(9_000_000), /too large \(9000000 characters/],
+    [
+      "arguments over the byte bound",
+      "send",
+      JSON.stringify({ text: "é".repeat(ARGS_MAX_BYTES / 2) }),
+      new RegExp(`too large \\(\\d+ bytes of JSON, at most ${ARGS_MAX_BYTES}\\)`),
+    ],
+  ];
+  for (const [name, tool, args, message] of refused) {
+    await t.step(name, () => {
+      const checked = checkCall(tool, args);
+      assert.equal(checked.ok, false);
+      assert.match((checked as { message: string }).message, message);
+    });
+  }
+  await t.step("arguments just within the bound pass", () => {
+    const args = JSON.stringify({ text: "x".repeat(ARGS_MAX_BYTES - 20) });
+    assert.equal(checkCall("send", args).ok, true);
+  });
+});
+
+Deno.test("answerText: the bridge's answer as JSON text for the program, bounded", async (t) => {
+  await t.step(
+    "a JSON value",
+    () => assert.deepEqual(answerText("t", { a: [1] }), { ok: true, value: '{"a":[1]}' }),
+  );
+  await t.step(
+    "undefined stays undefined",
+    () => assert.deepEqual(answerText("t", undefined), { ok: true, value: undefined }),
+  );
+  await t.step("not JSON: said", () => {
+    const checked = answerText("t", { big: 1n });
+    assert.equal(checked.ok, false);
+    assert.match((checked as { message: string }).message, /^relay\.t: its answer is not JSON/);
+  });
+  await t.step("too large: said, with the bound", () => {
+    const checked = answerText("t", "x".repeat(ANSWER_MAX_BYTES));
+    assert.equal(checked.ok, false);
+    assert.match((checked as { message: string }).message, new RegExp(`at most ${ANSWER_MAX_BYTES}\\)$`));
+  });
+});
+
+Deno.test("messageOf: an error's own message, bounded", () => {
+  assert.equal(messageOf(new Error("denied by the person")), "denied by the person");
+  assert.equal(messageOf("plain"), "plain");
+  assert.equal(messageOf(new Error("x".repeat(MESSAGE_MAX_CHARS * 2))).length, MESSAGE_MAX_CHARS + 1);
+});
+
+Deno.test("checkLog: a known level and a bounded string", async (t) => {
+  for (const level of ["log", "info", "warn", "error", "debug"]) {
+    await t.step(
+      level,
+      () => assert.deepEqual(checkLog(level, "hi", 10), { ok: true, value: { level, text: "hi" } }),
+    );
+  }
+  const refused: [string, unknown, unknown][] = [
+    ["an unknown level", "trace", "hi"],
+    ["a level that is not a string", 1, "hi"],
+    ["a line that is not a string", "log", 5],
+    ["a line over the bound", "log", "x".repeat(11)],
+    ["a line too long to copy out", "log", new Oversized(99)],
+  ];
+  for (const [name, level, text] of refused) {
+    await t.step(name, () => assert.equal(checkLog(level, text, 10).ok, false));
+  }
+});
+
+Deno.test("checkEnd: the guest's record of run()'s end", async (t) => {
+  const cases: [string, Record<string, unknown>, unknown][] = [
+    ["a value", { kind: "value", json: "[1]", length: 3 }, { kind: "value", json: "[1]", length: 3 }],
+    ["a value cut in the guest", { kind: "value", json: "[1", length: 9 }, {
+      kind: "value",
+      json: "[1",
+      length: 9,
+    }],
+    ["undefined", { kind: "undefined" }, { kind: "undefined" }],
+    ["not JSON", { kind: "unserializable", message: "cyclic" }, {
+      kind: "unserializable",
+      message: "cyclic",
+    }],
+    [
+      "a throw",
+      { kind: "threw", name: "Error", message: "boom", text: "Error: boom" },
+      { kind: "threw", name: "Error", message: "boom", text: "Error: boom" },
+    ],
+    ["a throw with fields missing", { kind: "threw" }, { kind: "threw", name: "", message: "", text: "" }],
+  ];
+  for (const [name, fields, expected] of cases) {
+    await t.step(name, () => assert.deepEqual(checkEnd(fields), { ok: true, value: expected }));
+  }
+  const malformed: [string, Record<string, unknown>][] = [
+    ["an unknown kind", { kind: "other" }],
+    ["a value without its text", { kind: "value", length: 3 }],
+    ["a value longer than its length says", { kind: "value", json: "[1,2]", length: 2 }],
+    ["a value too long to copy out", { kind: "value", json: new Oversized(9), length: 9 }],
+  ];
+  for (const [name, fields] of malformed) {
+    await t.step(name, () => assert.equal(checkEnd(fields).ok, false));
+  }
+});

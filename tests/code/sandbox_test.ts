@@ -1,0 +1,399 @@
+// runProgram (lib/code/sandbox.ts) with a fake bridge: values, errors rethrown with the bridge's message,
+// logs, call order, at most 8 pending and 100 calls, pauses, cancellation, and how programs that cannot
+// start or cannot finish end. Waits are bounded by within(); no assertion is about time.
+
+import assert from "node:assert/strict";
+import { callLimitMessage } from "../../lib/code/calls.ts";
+import { runProgram, sandboxStats } from "../../lib/code/sandbox.ts";
+import { within } from "../support/waits.ts";
+import { FakeBridge, until } from "./fake_bridge.ts";
+
+const SHORT = { wallMs: 300 };
+
+function run(code: string, bridge = new FakeBridge(), limits: Record<string, number> = {}) {
+  return within(
+    30_000,
+    "the program's outcome",
+    runProgram(code, bridge, { limits: { ...SHORT, ...limits } }),
+  );
+}
+
+Deno.test("runProgram: run(relay)'s value, JSON-safe, in each way run may be defined", async (t) => {
+  const cases: [string, string, unknown][] = [
+    ["an async function declaration", "async function run(relay) { return { a: [1, 'two', null] }; }", {
+      a: [1, "two", null],
+    }],
+    ["a const arrow", "const run = async (relay) => 42;", 42],
+    ["a let function expression", "let run = async function (relay) { return 'x'; };", "x"],
+    ["a plain function", "function run(relay) { return true; }", true],
+    ["a relay answer passed back", "async function run(relay) { return await relay.echo({ n: 1 }); }", {
+      echoed: { n: 1 },
+    }],
+    ["values JSON drops", "async function run() { return { f() {}, u: undefined, d: new Date(0) }; }", {
+      d: "1970-01-01T00:00:00.000Z",
+    }],
+  ];
+  for (const [name, code, value] of cases) {
+    await t.step(name, async () => {
+      const outcome = await run(code);
+      assert.equal(outcome.end, "returned", outcome.error);
+      assert.deepEqual(outcome.value, value);
+    });
+  }
+  await t.step("undefined: returned, no value", async () => {
+    const outcome = await run("async function run() {}");
+    assert.equal(outcome.end, "returned");
+    assert.equal("value" in outcome, false);
+  });
+  await t.step("a value that is not JSON: said", async () => {
+    const outcome = await run("async function run() { const a = {}; a.a = a; return a; }");
+    assert.equal(outcome.end, "threw");
+    assert.match(outcome.error ?? "", /^run\(\) returned a value that is not JSON: /);
+  });
+});
+
+Deno.test("runProgram: the bridge's rejections are Errors with its message inside the program", async (t) => {
+  await t.step("caught by the program", async () => {
+    const outcome = await run(`async function run(relay) {
+      try { await relay.fail({ message: "the person said no" }); }
+      catch (error) { return [error instanceof Error, error.message]; }
+    }`);
+    assert.deepEqual(outcome.value, [true, "the person said no"]);
+    assert.deepEqual(outcome.calls, [{ tool: "fail", state: "error", error: "the person said no" }]);
+  });
+  await t.step("not caught: the program threw, said with its line", async () => {
+    const outcome = await run("async function run(relay) {\n  await relay.fail({ message: 'denied' });\n}");
+    assert.equal(outcome.end, "threw");
+    assert.match(outcome.error ?? "", /^Error: denied/);
+    assert.doesNotMatch(outcome.error ?? "", /relay-bridge/);
+  });
+  await t.step("a throw of the program's own, with its line", async () => {
+    const outcome = await run("async function run() {\n  throw new TypeError('bad input');\n}");
+    assert.equal(outcome.end, "threw");
+    assert.match(outcome.error ?? "", /^TypeError: bad input\n\s+at run \(program\.js:2/);
+  });
+  await t.step("a thrown value that is not an Error", async () => {
+    const outcome = await run("async function run() { throw { code: 7 }; }");
+    assert.deepEqual([outcome.end, outcome.error], ["threw", 'uncaught {"code":7}']);
+  });
+});
+
+Deno.test("runProgram: arguments cross as JSON objects, checked", async (t) => {
+  const cases: [string, string, unknown][] = [
+    ["no arguments are {}", "return (await relay.echo()).echoed;", {}],
+    ["an object, as JSON", "return (await relay.echo({ a: 1, f() {}, d: new Date(0) })).echoed;", {
+      a: 1,
+      d: "1970-01-01T00:00:00.000Z",
+    }],
+    [
+      "an array is refused",
+      "try { await relay.echo([1]); } catch (e) { return e.message; }",
+      "relay.echo: the arguments must be an object, not an array",
+    ],
+    [
+      "a string is refused",
+      "try { await relay.echo('x'); } catch (e) { return e.message; }",
+      "relay.echo: the arguments must be an object, not string",
+    ],
+    [
+      "a BigInt cannot be sent",
+      "try { await relay.echo({ n: 1n }); } catch (e) { return e.message.split(':').slice(0, 2).join(':'); }",
+      "relay.echo: the arguments cannot be sent as JSON",
+    ],
+    [
+      "a function alone is not an object",
+      "try { await relay.echo(() => 1); } catch (e) { return e.message; }",
+      "relay.echo: the arguments must be an object",
+    ],
+    [
+      "arguments over 256 KiB are refused",
+      "try { await relay.echo({ t: 'x'.repeat(300000) }); } catch (e) { return e.message; }",
+      // Said in characters: the text was never copied out of the guest to be measured in bytes.
+      "relay.echo: the arguments are too large (300008 characters of JSON, at most 262144 bytes)",
+    ],
+  ];
+  for (const [name, body, expected] of cases) {
+    await t.step(name, async () => {
+      const bridge = new FakeBridge();
+      const outcome = await run(`async function run(relay) { ${body} }`, bridge);
+      assert.equal(outcome.end, "returned", outcome.error);
+      assert.deepEqual(outcome.value, expected);
+    });
+  }
+  await t.step("refused calls never reach the bridge and are counted", async () => {
+    const bridge = new FakeBridge();
+    const outcome = await run("async function run(relay) { await relay.echo([1]).catch(() => {}); }", bridge);
+    assert.deepEqual([bridge.seen.length, outcome.callsRefused, outcome.calls], [0, 1, []]);
+  });
+});
+
+Deno.test("runProgram: console lines captured with their level, formatted as a console would", async () => {
+  const outcome = await run(`async function run() {
+    console.log("plain", 1, { a: [1] }, null, undefined, true);
+    console.info(new RangeError("out"), 5n, function named() {}, Symbol("s"));
+    console.warn("w"); console.error("e"); console.debug("d");
+    const cyclic = {}; cyclic.self = cyclic; console.log(cyclic);
+  }`);
+  assert.deepEqual(outcome.logs, [
+    { level: "log", text: 'plain 1 {"a":[1]} null undefined true' },
+    { level: "info", text: "RangeError: out 5n [Function: named] Symbol(s)" },
+    { level: "warn", text: "w" },
+    { level: "error", text: "e" },
+    { level: "debug", text: "d" },
+    { level: "log", text: "[object Object]" },
+  ]);
+  assert.equal(outcome.logsDropped, 0);
+});
+
+Deno.test("runProgram: a log line longer than the whole budget is cut before it crosses", async () => {
+  const outcome = await run(
+    "async function run() { console.warn('z'.repeat(3 * 1024 * 1024)); }",
+    new FakeBridge(),
+    {
+      outputBytes: 64 * 1024,
+      wallMs: 20_000,
+    },
+  );
+  assert.equal(outcome.end, "returned", outcome.error);
+  assert.deepEqual(outcome.logs, [{ level: "warn", text: "z".repeat(64 * 1024) }]);
+});
+
+Deno.test("runProgram: calls reach the bridge in the order the program makes them", async () => {
+  const bridge = new FakeBridge();
+  const outcome = await run(
+    `async function run(relay) {
+    await relay.echo({ i: 1 });
+    await relay.later({ i: 2 });
+    await Promise.all([relay.echo({ i: 3 }), relay.later({ i: 4 }), relay.echo({ i: 5 })]);
+  }`,
+    bridge,
+  );
+  assert.equal(outcome.end, "returned");
+  assert.deepEqual(bridge.seen.map((call) => call.args.i), [1, 2, 3, 4, 5]);
+  assert.deepEqual(outcome.calls.map((call) => call.tool), ["echo", "later", "echo", "later", "echo"]);
+});
+
+Deno.test("runProgram: Promise.all of 50 calls: all served, never more than 8 at once", async () => {
+  const bridge = new FakeBridge();
+  const outcome = await run(
+    `async function run(relay) {
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => relay.later({ i })));
+    return answers.map((answer) => answer.i);
+  }`,
+    bridge,
+  );
+  assert.equal(outcome.end, "returned", outcome.error);
+  assert.deepEqual(outcome.value, Array.from({ length: 50 }, (_, i) => i));
+  assert.equal(bridge.seen.length, 50);
+  assert.equal(bridge.maxInFlight, 8);
+});
+
+Deno.test("runProgram: 1,000 calls asked: 100 made, the rest rejected inside the program", async () => {
+  const bridge = new FakeBridge();
+  const outcome = await run(
+    `async function run(relay) {
+    const settled = await Promise.allSettled(Array.from({ length: 1000 }, (_, i) => relay.echo({ i })));
+    const refused = settled.filter((s) => s.status === "rejected");
+    return [settled.length - refused.length, refused.length, refused[0].reason.message];
+  }`,
+    bridge,
+    { wallMs: 10_000 },
+  );
+  assert.equal(outcome.end, "returned", outcome.error);
+  assert.deepEqual(outcome.value, [100, 900, callLimitMessage(100)]);
+  assert.equal(bridge.seen.length, 100);
+  assert.equal(outcome.calls.length, 100);
+  assert.equal(outcome.callsRefused, 900);
+});
+
+Deno.test("runProgram: the call limit's error, not caught, ends the program as `calls`", async () => {
+  const outcome = await run(
+    "async function run(relay) { for (let i = 0; i < 5; i++) await relay.echo({ i }); }",
+    new FakeBridge(),
+    { maxCalls: 3 },
+  );
+  assert.equal(outcome.end, "calls");
+  assert.match(outcome.error ?? "", /relay call limit reached: a program may make at most 3 relay calls/);
+  assert.equal(outcome.calls.length, 3);
+});
+
+Deno.test("runProgram: programs that cannot start say why", async (t) => {
+  await t.step("no run", async () => {
+    const outcome = await run("function walk() {}");
+    assert.equal(outcome.end, "no-run");
+    assert.match(outcome.error ?? "", /must define `async function run\(relay\)/);
+  });
+  await t.step("run that is not a function", async () => {
+    assert.equal((await run("var run = 5;")).end, "no-run");
+  });
+  await t.step("a syntax error, read by QuickJS (plain JavaScript): its message and line", async () => {
+    const outcome = await within(
+      30_000,
+      "outcome",
+      runProgram("async function run() {\n  return 1 +;\n}", new FakeBridge(), {
+        limits: SHORT,
+        typescript: false,
+      }),
+    );
+    assert.equal(outcome.end, "syntax");
+    assert.match(outcome.error ?? "", /^SyntaxError: .+ \(line 2, column \d+\)$/);
+  });
+  await t.step("a syntax error, read by the TypeScript stripper: its line", async () => {
+    const outcome = await run("async function run() {\n  return 1 +;\n}");
+    assert.equal(outcome.end, "syntax");
+    assert.match(outcome.error ?? "", /^SyntaxError: .+ \(line 2, column \d+\)$/);
+  });
+  await t.step("a throw at the top level", async () => {
+    const outcome = await run("throw new Error('at load');\nasync function run() {}");
+    assert.equal(outcome.end, "threw");
+    assert.match(outcome.error ?? "", /^Error: at load/);
+  });
+});
+
+Deno.test("runProgram: QuickJS's own stack limit holds first: a program may catch its stack overflow", async () => {
+  const outcome = await run(
+    "async function run() { function f() { return f() + 1; } try { f(); } catch (e) { return String(e); } }",
+    new FakeBridge(),
+    { wallMs: 20_000 },
+  );
+  assert.deepEqual(
+    [outcome.end, outcome.value],
+    ["returned", "InternalError: stack overflow"],
+    outcome.error,
+  );
+});
+
+Deno.test("runProgram: after a clean end the instance is kept for the next program", async () => {
+  const outcome = await run("async function run(relay) { return (await relay.echo()).echoed; }");
+  assert.equal(outcome.end, "returned");
+  assert.equal(sandboxStats().idle, true);
+});
+
+Deno.test("runProgram: a program that can never finish ends at once, without waiting for its deadline", async () => {
+  const outcome = await within(
+    10_000,
+    "never-settles, well before the 60 s deadline",
+    runProgram("async function run() { await new Promise(() => {}); }", new FakeBridge(), {
+      limits: { wallMs: 60_000 },
+    }),
+  );
+  assert.equal(outcome.end, "never-settles");
+  assert.match(outcome.error ?? "", /can never finish/);
+});
+
+Deno.test("runProgram: a host call that never settles is settled at the deadline, its signal aborted", async () => {
+  const bridge = new FakeBridge();
+  const outcome = await run(
+    "async function run(relay) { console.log('before'); await relay.never(); }",
+    bridge,
+  );
+  assert.equal(outcome.end, "timeout");
+  assert.match(outcome.error ?? "", /time limit of 300 ms/);
+  assert.deepEqual(outcome.calls, [{ tool: "never", state: "aborted" }]);
+  assert.equal(bridge.seen[0].context.signal.aborted, true);
+  assert.deepEqual(outcome.logs, [{ level: "log", text: "before" }], "what happened so far is kept");
+});
+
+Deno.test("runProgram: a program that returns with calls in flight has them aborted", async () => {
+  const bridge = new FakeBridge();
+  const outcome = await run(
+    "async function run(relay) { relay.never(); await relay.echo(); return 'done'; }",
+    bridge,
+  );
+  assert.deepEqual([outcome.end, outcome.value], ["returned", "done"]);
+  assert.deepEqual(outcome.calls.map((call) => call.state), ["aborted", "ok"]);
+  assert.equal(bridge.seen[0].context.signal.aborted, true);
+});
+
+Deno.test("runProgram: time paused while a person is asked does not count", async (t) => {
+  await t.step("a call paused past the whole limit still answers, and the program returns", async () => {
+    const bridge = new FakeBridge({
+      confirm: async (_args, context) => {
+        const resume = context.pause();
+        await new Promise((resolve) => setTimeout(resolve, 3 * SHORT.wallMs));
+        resume();
+        return "approved";
+      },
+    });
+    const outcome = await run("async function run(relay) { return await relay.confirm(); }", bridge);
+    assert.deepEqual([outcome.end, outcome.value], ["returned", "approved"], outcome.error);
+  });
+  await t.step("a pause never buys endless computation: a loop meanwhile still times out", async () => {
+    const bridge = new FakeBridge({
+      confirm: (_args, context) => {
+        context.pause();
+        return new Promise(() => {});
+      },
+    });
+    const outcome = await run(
+      "async function run(relay) { relay.confirm(); await relay.echo(); while (true) {} }",
+      bridge,
+    );
+    assert.equal(outcome.end, "timeout");
+  });
+});
+
+Deno.test("runProgram: cancellation mid-run: calls not yet sent are never sent", async () => {
+  const bridge = new FakeBridge();
+  const controller = new AbortController();
+  const running = runProgram(
+    "async function run(relay) { console.log('started');\n" +
+      "  await Promise.all(Array.from({ length: 20 }, () => relay.never())); }",
+    bridge,
+    { limits: { wallMs: 60_000 }, signal: controller.signal },
+  );
+  await within(10_000, "8 calls in flight", until(() => bridge.seen.length === 8));
+  controller.abort();
+  const outcome = await within(10_000, "the cancelled outcome", running);
+  assert.equal(outcome.end, "cancelled");
+  assert.equal(bridge.seen.length, 8);
+  assert.deepEqual(
+    outcome.calls.map((call) => call.state),
+    [...Array(8).fill("aborted"), ...Array(12).fill("not-sent")],
+  );
+  assert.ok(bridge.seen.every((call) => call.context.signal.aborted));
+  assert.deepEqual(outcome.logs, [{ level: "log", text: "started" }]);
+});
+
+Deno.test("runProgram: cancelled before it starts: nothing runs", async () => {
+  const bridge = new FakeBridge();
+  const outcome = await runProgram("async function run(relay) { await relay.echo(); }", bridge, {
+    signal: AbortSignal.abort(),
+  });
+  assert.deepEqual([outcome.end, bridge.seen.length], ["cancelled", 0]);
+});
+
+Deno.test("runProgram: limits are checked", async () => {
+  await assert.rejects(() => runProgram("", new FakeBridge(), { limits: { wallMs: 0 } }), RangeError);
+  await assert.rejects(
+    () => runProgram("", new FakeBridge(), { limits: { memoryBytes: 1024 } }),
+    /memoryBytes/,
+  );
+});
+
+Deno.test("runProgram: at most two programs run at once; a third waits, its clock not yet started", async () => {
+  const releases: (() => void)[] = [];
+  const bridge = new FakeBridge({
+    hold: () => new Promise<string>((resolve) => releases.push(() => resolve("held"))),
+  });
+  const holding = "async function run(relay) { return await relay.hold(); }";
+  const first = runProgram(holding, bridge, { limits: { wallMs: 20_000 } });
+  const second = runProgram(holding, bridge, { limits: { wallMs: 20_000 } });
+  await within(10_000, "two programs holding", until(() => bridge.seen.length === 2));
+  const third = runProgram("async function run(relay) { return (await relay.echo()).echoed; }", bridge, {
+    limits: SHORT,
+  });
+  await within(10_000, "the third in line", until(() => sandboxStats().waiting === 1));
+  assert.equal(sandboxStats().running, 2);
+  assert.equal(bridge.seen.length, 2, "the third has not started");
+  // Longer in line than its whole time limit: its clock starts with its turn.
+  await new Promise((resolve) => setTimeout(resolve, 3 * SHORT.wallMs));
+  releases[0]();
+  const outcomes = await within(20_000, "all three", Promise.all([first, third, (releases[1](), second)]));
+  assert.deepEqual(outcomes.map((outcome) => [outcome.end, outcome.value]), [
+    ["returned", "held"],
+    ["returned", {}],
+    ["returned", "held"],
+  ]);
+  assert.deepEqual(sandboxStats(), { running: 0, waiting: 0, idle: true });
+});
