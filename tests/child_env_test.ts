@@ -5,8 +5,8 @@
  * so a test that counts what goes through a proxy would see it now and then. This reads the
  * sources: each `new Deno.Command(…)` and `new StdioClientTransport(…)` names the variable in its
  * options or builds its environment with a helper that is shown (here, by calling it) to set it;
- * the few that start a program that never starts deno (git, ps, cat, …), and the two tests of the
- * launcher's own setting, are listed below, each with why.
+ * the few that start a program that never starts deno (git, ps, cat, …), and those that show the
+ * launcher sets it itself or that the check is there, are listed below, each with why.
  *
  * Run: deno test --allow-net=127.0.0.1 --allow-env --allow-run --allow-read --allow-write tests/child_env_test.ts
  */
