@@ -228,7 +228,7 @@ async function sh(source: string, env: Record<string, string>, signal: AbortSign
   const { code, stdout, stderr } = await new Deno.Command("sh", {
     args: ["-c", source],
     cwd: ROOT,
-    env,
+    env: { ...env, DENO_NO_UPDATE_CHECK: "1" },
     clearEnv: true,
     stdin: "null",
     stdout: "piped",
@@ -246,7 +246,7 @@ async function startHostConfig(
   const server = JSON.parse(block.text).mcpServers.tiny as { command: string; args: string[] };
   const child = new Deno.Command(server.command, {
     args: server.args,
-    env,
+    env: { ...env, DENO_NO_UPDATE_CHECK: "1" },
     clearEnv: true,
     stdin: "piped",
     stdout: "piped",
@@ -292,7 +292,6 @@ Deno.test({
       const env: Record<string, string> = {
         HOME: home,
         RELAY_PORT: String(relayPort),
-        DENO_NO_UPDATE_CHECK: "1",
         // As a reader's: ~/.local/bin first (the README links tinyagent there), then deno and npx.
         PATH: `${home}/.local/bin:${shims}:${denoBin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
         DENO_DIR: await denoDir(),

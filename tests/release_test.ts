@@ -124,7 +124,7 @@ Deno.test("shipped flags", async (t) => {
     const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
       args: ["task", "compile", "x86_64-unknown-linux-gnu"],
       cwd: ROOT,
-      env: { DENO_CERT: "/nonexistent/ca.pem", NO_COLOR: "1" },
+      env: { DENO_CERT: "/nonexistent/ca.pem", NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

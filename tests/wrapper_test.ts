@@ -1,8 +1,9 @@
 /**
  * bin/tinyagent, the from-source launcher: it runs launch.ts under exactly the flags the binary is
- * compiled with, and works when linked onto PATH and started from any directory. With npm's deno
- * on PATH (a Node script that runs the real binary as its child), it runs that binary itself, so
- * a host's signal reaches the process that serves it.
+ * compiled with, with Deno's update check off (the binary never checks), and works when linked
+ * onto PATH and started from any directory. With npm's deno on PATH (a Node script that runs the
+ * real binary as its child), it runs that binary itself, so a host's signal reaches the process
+ * that serves it.
  *
  * Run: deno test --allow-net=127.0.0.1 --allow-env --allow-run --allow-read --allow-write tests/wrapper_test.ts
  */
@@ -35,7 +36,11 @@ async function runLinked(link: string, args: string[], cwd: string, env: Record<
     cwd,
     // The wrapper runs whichever deno is on PATH: this test's own, first.
     // This test's environment (its Deno cache and registry settings) is kept.
-    env: { ...env, PATH: `${deno.slice(0, deno.lastIndexOf("/"))}:${Deno.env.get("PATH") ?? ""}` },
+    env: {
+      ...env,
+      PATH: `${deno.slice(0, deno.lastIndexOf("/"))}:${Deno.env.get("PATH") ?? ""}`,
+      DENO_NO_UPDATE_CHECK: "1",
+    },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -110,7 +115,7 @@ async function runWithPath(pathDirs: string[], args: string[], cwd: string) {
   const { code, stdout, stderr } = await new Deno.Command(WRAPPER, {
     args,
     cwd,
-    env: { PATH: pathDirs.join(":") },
+    env: { PATH: pathDirs.join(":"), DENO_NO_UPDATE_CHECK: "1" },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -137,6 +142,41 @@ Deno.test({
       const installer = stderr.indexOf("https://deno.land/install.sh");
       const npm = stderr.indexOf("npm install -g deno");
       assert.ok(installer > 0 && npm > installer, `Deno's installer first, npm second: ${stderr}`);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "bin/tinyagent starts deno with DENO_NO_UPDATE_CHECK=1 when its caller's environment has none",
+  ignore: !posix,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "tinyagent-wrapper-" });
+    try {
+      await Deno.mkdir(`${dir}/bin`);
+      // A deno that writes down the environment and the arguments it was started with, and ends.
+      await Deno.writeTextFile(
+        `${dir}/bin/deno`,
+        `#!/bin/sh\nenv >'${dir}/env'\nprintf '%s\\n' "$@" >'${dir}/args'\n`,
+        { mode: 0o755 },
+      );
+      const { code, stderr } = await new Deno.Command(WRAPPER, {
+        args: ["--version"],
+        cwd: dir,
+        clearEnv: true,
+        env: { PATH: `${dir}/bin:/usr/bin:/bin` },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(code, 0, decoder.decode(stderr));
+      const args = (await Deno.readTextFile(`${dir}/args`)).trimEnd().split("\n");
+      assert.deepEqual([args[0], args.at(-1)], ["run", "--version"], "the launcher ran this deno");
+      const env = (await Deno.readTextFile(`${dir}/env`)).split("\n");
+      assert.deepEqual(env.filter((line) => line.startsWith("DENO_NO_UPDATE_CHECK=")), [
+        "DENO_NO_UPDATE_CHECK=1",
+      ]);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }

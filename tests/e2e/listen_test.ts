@@ -1,10 +1,11 @@
 // `tinyagent mcp --listen ROOMS --allow-from KEYS` end to end, a real process on pipes against the
 // strict relay: the events addressed to the agent by an allowed author (a mention, a reply to an
 // event the agent published, a job naming it) each arrive once as a `notifications/claude/channel`
-// notification and through tiny_inbox; nothing else does (another author, a message not addressed
-// to it, its own event, a job naming someone else, another room, the history the relay sends again
-// after a reconnect). Every notification is checked against Claude Code's channel contract. The
-// handshake with and without the flags, tiny_inbox's wait, and the usage errors.
+// notification and through tiny_inbox; nothing else does (another author's, of any kind and however
+// addressed, a job cancel included; a message not addressed to it, its own event, a job naming
+// someone else, another room, the history the relay sends again after a reconnect). Every
+// notification is checked against Claude Code's channel contract. The handshake with and without
+// the flags, tiny_inbox's wait, and the usage errors.
 
 import assert from "node:assert/strict";
 import {
@@ -220,6 +221,52 @@ Deno.test("addressed events arrive once, as a channel notification and in tiny_i
     await tick(300);
     assert.deepEqual(s.ids(), [mention.id, reply.id, job.id, sentinel.id, after.id]);
     assert.deepEqual((await s.inbox()).events.map((e) => e.meta.event_id), [after.id]);
+  });
+});
+
+Deno.test("a stranger's event of every kind, addressed to the agent, reaches neither the channel nor tiny_inbox; its cancel cancels nothing", async () => {
+  await withSession(["--listen", "general", "--allow-from", ALICE, "--allow-writes"], async (s) => {
+    const { facade, relay, key } = s;
+    const posted = await facade.request("tools/call", {
+      name: "post_message",
+      arguments: { room: "general", content: "the agent's, for replies" },
+    });
+    assert.equal((posted.result as { isError: boolean }).isError, false, JSON.stringify(posted));
+    const own = relay.published.at(-1)!;
+    const job = signed(aliceKey, 43001, [["h", "general"], ["p", key.pubkey]], "alice's job");
+    relay.inject(job);
+    await until(20_000, "alice's job", () => s.ids().includes(job.id));
+
+    // Bob, not in --allow-from: each kind naming the agent (the cancel naming alice's job too), and
+    // each message kind replying to the agent's event.
+    for (const kind of [9, 11, 12, 1111, 43001, 43005]) {
+      const tags = [["h", "general"], ["p", key.pubkey]];
+      relay.inject(signed(bobKey, kind, kind === 43005 ? [...tags, ["e", job.id]] : tags, `bob's ${kind}`));
+    }
+    for (const kind of [9, 11, 12, 1111]) {
+      relay.inject(
+        signed(bobKey, kind, [["h", "general"], ["e", own.id, "", "root"]], `bob's reply ${kind}`),
+      );
+    }
+    // One subscription, its events decided in order: once alice's next shows, bob's are decided.
+    const sentinel = mentionOf(key.pubkey, "sentinel");
+    relay.inject(sentinel);
+    await until(20_000, "the sentinel", () => s.ids().includes(sentinel.id));
+    assert.deepEqual(s.ids(), [job.id, sentinel.id]);
+    assert.deepEqual(await s.inbox({ limit: 100 }), { events: s.notified(), dropped: 0, remaining: 0 });
+
+    // The job is still on: only alice's cancel reaches the model.
+    const cancel = signed(
+      aliceKey,
+      43005,
+      [["h", "general"], ["p", key.pubkey], ["e", job.id]],
+      "never mind",
+    );
+    relay.inject(cancel);
+    await until(20_000, "alice's cancel", () => s.ids().includes(cancel.id));
+    assert.deepEqual(s.ids(), [job.id, sentinel.id, cancel.id]);
+    assert.equal(s.notified()[2].meta.job, job.id);
+    assert.deepEqual((await s.inbox()).events.map((event) => event.meta.event_id), [cancel.id]);
   });
 });
 

@@ -125,7 +125,12 @@ Deno.test("rpc: startup refusals are one line on stderr, before any input is rea
   const home = await helperHome();
   const key = newKey();
   const run = async (args: string[], env = pluginEnv(home, key)) => {
-    const output = await new Deno.Command(LAUNCHER, { args, clearEnv: true, env, stdin: "null" }).output();
+    const output = await new Deno.Command(LAUNCHER, {
+      args,
+      clearEnv: true,
+      env: { ...env, DENO_NO_UPDATE_CHECK: "1" },
+      stdin: "null",
+    }).output();
     return {
       code: output.code,
       stdout: new TextDecoder().decode(output.stdout),

@@ -219,7 +219,7 @@ async function atTerminal(args: string[], env: Record<string, string>, input = "
     .map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
   const child = new Deno.Command("script", {
     args: ["-qec", line, "/dev/null"],
-    env: { ...env, NO_COLOR: env.NO_COLOR ?? "" },
+    env: { ...env, NO_COLOR: env.NO_COLOR ?? "", DENO_NO_UPDATE_CHECK: "1" },
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

@@ -1,6 +1,7 @@
 // Which of the relay's events reach the model (lib/listen/addressing.ts): every rule of `admission`
-// failing on its own, on an event that each other rule admits; the parents an event answers; and a
-// parent whose author is not known asked about rather than guessed.
+// failing on its own, on an event that each other rule admits; a stranger kept out in every kind and
+// every way an event is addressed; the parents an event answers; and a parent whose author is not
+// known asked about rather than guessed.
 
 import assert from "node:assert/strict";
 import { finalizeEvent, generateSecretKey, getPublicKey } from "nostr-tools/pure";
@@ -122,6 +123,70 @@ Deno.test("each rule, failing on its own, drops the event with its reason", asyn
       });
     }
   });
+});
+
+/**
+ * Every way an event may be addressed to the agent, with the kinds it addresses in, and what the
+ * same event gets from an allowed author (with --require-mention): each row is addressed, so only
+ * the author can keep it out.
+ */
+const ADDRESSED: { way: string; kinds: readonly number[]; tags: string[][]; allowed: unknown }[] = [
+  { way: "naming it", kinds: LISTEN_KINDS, tags: MENTION, allowed: { admit: true } },
+  {
+    way: "naming it, in the other room",
+    kinds: LISTEN_KINDS,
+    tags: [["h", "ops"], ["p", AGENT]],
+    allowed: { admit: true },
+  },
+  {
+    way: "a cancel naming it and the job",
+    kinds: [JOB_CANCEL],
+    tags: [["h", "general"], ["p", AGENT], ["e", AGENTS_EVENT]],
+    allowed: { admit: true },
+  },
+  {
+    way: "replying to its event",
+    kinds: MESSAGE_KINDS,
+    tags: [["h", "general"], ["e", AGENTS_EVENT]],
+    allowed: { admit: true },
+  },
+  {
+    way: "commenting on its event",
+    kinds: MESSAGE_KINDS,
+    tags: [["h", "general"], ["E", AGENTS_EVENT]],
+    allowed: { admit: true },
+  },
+  {
+    way: "replying to an event not known (never asked about)",
+    kinds: MESSAGE_KINDS,
+    tags: [["h", "general"], ["e", UNKNOWN_EVENT]],
+    allowed: { parents: [UNKNOWN_EVENT] },
+  },
+];
+
+Deno.test("a stranger's event addressed to the agent is dropped, in every kind listened to and every way", () => {
+  const stranger = getPublicKey(strangerKey);
+  for (const { way, kinds, tags, allowed } of ADDRESSED) {
+    for (const kind of kinds) {
+      for (const requireMention of [true, false]) {
+        const context = `kind ${kind}, ${way}, --require-mention=${requireMention}`;
+        const given = audience({ requireMention });
+        // --require-mention=false admits an allowed author's every message, parents unasked.
+        const expected = requireMention || !MESSAGE_KINDS.includes(kind) ? allowed : { admit: true };
+        assert.deepEqual(
+          admission(signed(tags, kind), given, known),
+          expected,
+          `${context}: from an allowed author`,
+        );
+        assert.deepEqual(admission(signed(tags, kind, strangerKey), given, known), {
+          drop: "author not allowed",
+        }, context);
+        // Named in --allow-from, the same stranger is let in: the author is what kept it out.
+        const allowing = audience({ requireMention, allowFrom: new Set([ALLOWED, stranger]) });
+        assert.deepEqual(admission(signed(tags, kind, strangerKey), allowing, known), expected, context);
+      }
+    }
+  }
 });
 
 Deno.test("addressed by a reply: an e or E tag naming one of the agent's events", () => {

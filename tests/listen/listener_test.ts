@@ -10,6 +10,7 @@ import { finalizeEvent, generateSecretKey, getPublicKey } from "nostr-tools/pure
 import * as nip19 from "nostr-tools/nip19";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { type SignedEvent, Signer } from "../../lib/key/signer.ts";
+import { JOB_CANCEL, JOB_REQUEST, LISTEN_KINDS, MESSAGE_KINDS } from "../../lib/listen/addressing.ts";
 import type { ListenedEvent } from "../../lib/listen/channel_message.ts";
 import { Inbox } from "../../lib/listen/inbox.ts";
 import { type ChannelOut, Listener } from "../../lib/listen/listener.ts";
@@ -295,6 +296,35 @@ Deno.test("the drops, counted by reason on the log, never shown to the model", a
     listener.close();
     assert.deepEqual(logs.filter((line) => line.includes("kept from the model")), [
       "listen: 10 event(s) kept from the model: 3 author not allowed, 2 the agent's own, 5 not addressed",
+    ]);
+  });
+});
+
+Deno.test("a stranger's event of every kind listened to, addressed to the agent: kept from the model, nothing asked", async () => {
+  await withListener(async ({ relay, seen, listener, logs, inbox, stream }) => {
+    const live = signed(agentKey, [["h", "general"]], { content: "the agent's" });
+    const old = oldOwn(); // a reply to it would need a lookup
+    relay.inject(old);
+    relay.inject(live);
+    const job = signed(aliceKey, [["h", "general"], ["p", AGENT]], { kind: JOB_REQUEST, content: "job" });
+    relay.inject(job);
+    await until(5000, "alice's job", () => seen().includes("job"));
+    for (const kind of LISTEN_KINDS) {
+      const tags = [["h", kind === 9 ? "ops" : "general"], ["p", AGENT]];
+      relay.inject(signed(strangerKey, kind === JOB_CANCEL ? [...tags, ["e", job.id]] : tags, { kind }));
+    }
+    for (const kind of MESSAGE_KINDS) {
+      relay.inject(signed(strangerKey, [["h", "general"], ["e", live.id, "", "root"]], { kind }));
+      relay.inject(signed(strangerKey, [["h", "general"], ["E", old.id]], { kind }));
+    }
+    relay.inject(mention("sentinel"));
+    await until(5000, "the sentinel", () => seen().includes("sentinel"));
+    assert.deepEqual(seen(), ["job", "sentinel"]);
+    assert.deepEqual(inbox.take(10).events.map((event) => event.content), ["job", "sentinel"]);
+    assert.deepEqual(stream.asked, [], "no lookup on a stranger's account");
+    listener.close();
+    assert.deepEqual(logs.filter((line) => line.includes("kept from the model")), [
+      "listen: 15 event(s) kept from the model: 1 the agent's own, 14 author not allowed",
     ]);
   });
 });

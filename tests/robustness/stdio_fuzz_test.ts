@@ -1217,7 +1217,7 @@ Deno.test("the host process dies with a relay call hung: tinyagent exits without
       `console.error("child " + c.pid); await c.status;`,
     ],
     cwd: ROOT,
-    env: { TINY_PRIVATE_KEY: key.hex },
+    env: { TINY_PRIVATE_KEY: key.hex, DENO_NO_UPDATE_CHECK: "1" },
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

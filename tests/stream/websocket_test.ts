@@ -295,13 +295,12 @@ Deno.test("a child process trusting the test CA by DENO_CERT: wss: with the real
     for (const proxied of [false, true]) {
       const env: Record<string, string> = {
         DENO_CERT: certs.caFile,
-        DENO_NO_UPDATE_CHECK: "1",
         WS_URL: url.href,
       };
       if (proxied) env.WS_PROXY_PORT = String(proxy.port);
       const child = new Deno.Command(Deno.execPath(), {
         args: ["eval", script],
-        env,
+        env: { ...env, DENO_NO_UPDATE_CHECK: "1" },
         stdout: "piped",
         stderr: "piped",
       });

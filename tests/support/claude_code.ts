@@ -17,7 +17,11 @@ export async function claudeShim(dir: string): Promise<string> {
 
 /** Where this suite's Deno keeps its cache, so a child finds the packages already there. */
 export async function denoDir(): Promise<string> {
-  const { stdout } = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
+  const { stdout } = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    env: { DENO_NO_UPDATE_CHECK: "1" },
+    stdout: "piped",
+  })
     .output();
   return JSON.parse(new TextDecoder().decode(stdout)).denoDir;
 }

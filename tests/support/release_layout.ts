@@ -17,6 +17,8 @@ export async function run(
   const { code, stdout, stderr } = await new Deno.Command(program, {
     args,
     cwd,
+    // Deno's update check stays out of every test (`deno task package` runs a `deno run`).
+    env: { DENO_NO_UPDATE_CHECK: "1" },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

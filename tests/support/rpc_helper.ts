@@ -41,6 +41,9 @@ export function pluginEnv(
     PATH: `${denoDir}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
     HOME: home,
     TMPDIR: Deno.env.get("TMPDIR") ?? "/tmp",
+    // Not the plugin's, but every test's: Deno's update check never shows up (bin/tinyagent sets
+    // it too; tests/wrapper_test.ts and tests/e2e/proxy_only_test.ts show that without this).
+    DENO_NO_UPDATE_CHECK: "1",
     TINY_PRIVATE_KEY: key.hex,
     ...extra,
   };
