@@ -1,6 +1,8 @@
 // Reading the relay's answers (facade.md, "Errors"): an HTTP status and body
 // become a tool result or a `permission:` / `transport:` / `relay:` failure,
-// and a relay refusal inside a result gets its `permission: ` mark. Pure.
+// and a relay refusal inside a result gets its `permission: ` mark. A 429
+// says when to retry, from its Retry-After, in words a caller can read back.
+// Pure.
 
 import { excerpt, isObject, parseJson } from "../wire/json.ts";
 import { INVALID_PARAMS, type JsonObject } from "../wire/mcp.ts";
@@ -19,11 +21,20 @@ export interface RelayFailure {
    * failure may have come after the relay read it.
    */
   unsent?: boolean;
+  /** The relay is rate-limiting this key (HTTP 429): seconds to wait, from its Retry-After. */
+  retryAfter?: number;
 }
 
 /** A raw HTTP answer from the relay, or why there was none. */
 export type HttpOutcome =
-  | { ok: true; status: number; contentType: string | null; bodyText: string }
+  | {
+    ok: true;
+    status: number;
+    contentType: string | null;
+    bodyText: string;
+    /** The Retry-After header, as sent, when there is one. */
+    retryAfter?: string;
+  }
   | { ok: false; failure: { class: FailureClass; detail: string; unsent?: boolean } };
 
 /** A relay answer to one MCP request: its result object, or why there is none. */
@@ -42,21 +53,57 @@ export function relayMessage(body: unknown): string | undefined {
   return undefined;
 }
 
+/** A Retry-After longer than this (a day) is read as this: a wait no caller should plan past. */
+export const MAX_RETRY_AFTER = 86_400;
+
+/**
+ * The seconds a Retry-After header asks to wait (RFC 9110: delta-seconds, or an HTTP-date, counted
+ * from `nowMs` and rounded up), at most a day; undefined when it is neither.
+ */
+export function retryAfterSeconds(header: string | undefined, nowMs: number): number | undefined {
+  const value = header?.trim() ?? "";
+  if (/^\d{1,12}$/.test(value)) return Math.min(Number(value), MAX_RETRY_AFTER);
+  if (value.length > 64 || !/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(value)) {
+    return undefined;
+  }
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) return undefined;
+  return Math.min(Math.max(0, Math.ceil((at - nowMs) / 1000)), MAX_RETRY_AFTER);
+}
+
+/** The words of a 429: the relay's own (marked `rate-limited:` when it did not say so), then when to retry. */
+export function rateLimitedDetail(message: string | undefined, retryAfter: number | undefined): string {
+  const said = message?.trim() ? excerpt(message.trim(), 200) : "HTTP 429";
+  const words = /^rate-limited\b/i.test(said) ? said : `rate-limited: ${said}`;
+  return `${words}; ${retryAfter === undefined ? "retry later" : `retry after ${retryAfter} s`}`;
+}
+
+/** The wait a failure's text asks for (`retry after N s`, as rateLimitedDetail writes it), if any. */
+export function retryAfterIn(text: string): number | undefined {
+  const found = /^(?:relay: )?rate-limited\b[^\n]*; retry after (\d{1,6}) s$/.exec(text.slice(0, 1000));
+  return found ? Number(found[1]) : undefined;
+}
+
 /**
  * Interprets one HTTP answer from `<relay>/mcp` to the JSON-RPC request `id`.
- * 401/403 are permission failures, 5xx and unusable answers are transport
- * failures, any other JSON-RPC error is the relay's. A success must be JSON
- * with a result object for our id.
+ * 401/403 are permission failures, 429 the relay's rate limit (with when to
+ * retry), 5xx and unusable answers are transport failures, any other JSON-RPC
+ * error is the relay's. A success must be JSON with a result object for our id.
  */
 export function interpretAnswer(
   status: number,
   contentType: string | null,
   bodyText: string,
   id: number,
+  retryAfter?: string,
+  nowMs: number = Date.now(),
 ): RelayAnswer {
   const body = parseJson(bodyText);
   const message = relayMessage(body);
   const statusLine = `HTTP ${status}`;
+  if (status === 429) {
+    return rateLimited(message ?? (bodyText.trim() ? excerpt(bodyText, 200) : undefined), retryAfter, nowMs);
+  }
   if (status === 401 || status === 403) {
     return fail(
       "permission",
@@ -103,6 +150,22 @@ export function interpretAnswer(
     return fail("transport", `the relay answered request ${JSON.stringify(body.id)}, not ${id}`);
   }
   return { ok: true, result: body.result };
+}
+
+/** The relay's rate limit: its words and, from Retry-After, when to retry. */
+function rateLimited(
+  message: string | undefined,
+  retryAfter: string | undefined,
+  nowMs: number,
+): RelayAnswer {
+  const seconds = retryAfterSeconds(retryAfter, nowMs);
+  const detail = rateLimitedDetail(message, seconds);
+  return {
+    ok: false,
+    failure: seconds === undefined
+      ? { class: "relay", detail }
+      : { class: "relay", detail, retryAfter: seconds },
+  };
 }
 
 function fail(cls: FailureClass, detail: string): RelayAnswer {

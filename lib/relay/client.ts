@@ -97,7 +97,7 @@ export class RelayClient {
       const id = this.#nextId++;
       const outcome = await this.#post(this.endpoint.mcpUrl, mcpRequest(id, method, params));
       if (!outcome.ok) return outcome;
-      return interpretAnswer(outcome.status, outcome.contentType, outcome.bodyText, id);
+      return interpretAnswer(outcome.status, outcome.contentType, outcome.bodyText, id, outcome.retryAfter);
     });
   }
 
@@ -142,7 +142,14 @@ export class RelayClient {
       if (signal.aborted) return timedOut();
       if (result.ok) {
         const { status, headers, body } = result.answer;
-        return { ok: true, status, contentType: headers.get("content-type") ?? null, bodyText: body };
+        const retryAfter = headers.get("retry-after");
+        return {
+          ok: true,
+          status,
+          contentType: headers.get("content-type") ?? null,
+          bodyText: body,
+          ...(retryAfter === undefined ? {} : { retryAfter }),
+        };
       }
       if (result.tooLarge) return transport(result.detail);
       return result.unsent

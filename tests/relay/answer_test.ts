@@ -4,7 +4,15 @@
 
 import assert from "node:assert/strict";
 import { toolError } from "../../lib/wire/mcp.ts";
-import { failureText, interpretAnswer, markPermission, type RelayAnswer } from "../../lib/relay/answer.ts";
+import {
+  failureText,
+  interpretAnswer,
+  markPermission,
+  MAX_RETRY_AFTER,
+  type RelayAnswer,
+  retryAfterIn,
+  retryAfterSeconds,
+} from "../../lib/relay/answer.ts";
 import {
   INVALID_PARAMS,
   PERMISSION_MARKED,
@@ -151,7 +159,52 @@ Deno.test("interpretAnswer: 4xx answers", async (t) => {
   await t.step("429 is a relay failure, neither permission nor transport", () => {
     const f = failure(interpretAnswer(429, "text/plain", "rate limited", 5));
     assert.equal(f.class, "relay");
-    assert.match(f.detail, /429|rate limited/);
+    assert.equal(f.detail, "rate-limited: rate limited; retry later");
+    assert.equal(f.retryAfter, undefined);
+  });
+  await t.step("429 says when to retry, from its Retry-After, and a caller reads it back", () => {
+    const body = rpcError(5, -32000, "rate-limited: slow down");
+    const f = failure(interpretAnswer(429, JSON_TYPE, body, 5, "7"));
+    assert.equal(failureText(f), "relay: rate-limited: slow down; retry after 7 s");
+    assert.equal(f.retryAfter, 7);
+    assert.equal(retryAfterIn(failureText(f)), 7);
+    assert.equal(retryAfterIn(f.detail), 7);
+    // The relay's words without the mark get it; an empty body says the status.
+    assert.equal(
+      failure(interpretAnswer(429, JSON_TYPE, rpcError(5, -32000, "slow"), 5, "0")).detail,
+      "rate-limited: slow; retry after 0 s",
+    );
+    assert.equal(
+      failure(interpretAnswer(429, null, "", 5, "2")).detail,
+      "rate-limited: HTTP 429; retry after 2 s",
+    );
+  });
+  await t.step("Retry-After: seconds or an HTTP-date, bounded; anything else is no wait named", () => {
+    const now = Date.parse("2026-12-02T10:00:00Z");
+    const table: [string | undefined, number | undefined][] = [
+      ["0", 0],
+      [" 30 ", 30],
+      ["86400", 86_400],
+      ["999999999999", MAX_RETRY_AFTER],
+      ["Wed, 02 Dec 2026 10:00:41 GMT", 41],
+      ["Wed, 02 Dec 2026 09:00:00 GMT", 0],
+      ["Thu, 01 Jan 2099 00:00:00 GMT", MAX_RETRY_AFTER],
+      ["-1", undefined],
+      ["1.5", undefined],
+      ["soon", undefined],
+      ["9".repeat(13), undefined],
+      ["Wed, 02 Dec 2026 10:00:41", undefined],
+      ["", undefined],
+      [undefined, undefined],
+    ];
+    for (const [header, seconds] of table) assert.equal(retryAfterSeconds(header, now), seconds, `${header}`);
+  });
+  await t.step("only a rate-limited text names a wait", () => {
+    for (
+      const text of ["relay: not found: room; retry after 3 s", "retry after 3 s", "relay: rate-limited: x"]
+    ) {
+      assert.equal(retryAfterIn(text), undefined, text);
+    }
   });
   await t.step("other 4xx without JSON are relay failures naming the status", () => {
     for (const status of [400, 405, 406, 409, 413, 415]) {

@@ -132,12 +132,12 @@ const CASES: Case[] = [
       body: jsonrpcBody("rate-limited: slow down"),
       headers: { "Retry-After": "1" },
     }),
-    expected: /^relay: rate-limited: slow down$/,
+    expected: /^relay: rate-limited: slow down; retry after 1 s$/,
   },
   {
     name: "429 without a body",
     fault: () => ({ status: 429 }),
-    expected: /^relay: HTTP 429$/,
+    expected: /^relay: rate-limited: HTTP 429; retry later$/,
   },
   {
     name: "200 carrying a JSON-RPC error",
