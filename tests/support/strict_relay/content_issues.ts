@@ -116,17 +116,13 @@ function replyRow(ev: NostrEvent): Record<string, unknown> {
   return row;
 }
 
-/** The root the call names and its repository, or the relay's refusal. */
+/** The root the call names (owner, repo and event, as the relay's schema requires) and its repository. */
 function rootFor(args: Record<string, unknown>, view: ContentView, kind: number) {
-  const id = text(args.event) || text(args.id);
+  const id = text(args.event);
   if (id.length !== 64) return "invalid: collaboration event";
-  const found = view.events.find((ev) => ev.id === id);
-  // This table's read tools take the id alone: the repository is then the one the event names.
-  const [owner, repoName] = args.owner === undefined && found
-    ? tag(found, "a").split(":").slice(1, 3)
-    : [args.owner, args.repo];
-  const repo = findRepository(view, owner, repoName);
+  const repo = findRepository(view, args.owner, args.repo);
   if (!repo) return NO_REPOSITORY;
+  const found = view.events.find((ev) => ev.id === id);
   if (!found || found.kind !== kind || !names(found, coordinateOf(repo))) {
     return "not found: collaboration event";
   }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { finalizeEvent } from "nostr-tools/pure";
 import { issuesContent } from "./mod.ts";
 import { withRelay } from "./nostr_test_kit.ts";
-import { AGENT, everyPage, publishWith, read, refused } from "./content_test_kit.ts";
+import { AGENT, call, everyPage, publishWith, read, refused } from "./content_test_kit.ts";
 
 const OWNER = AGENT.pk;
 const content = issuesContent(OWNER, "tools", 20);
@@ -55,7 +55,7 @@ Deno.test("content repo: read_issue gives replies newest first, the newest autho
   await withRelay({}, async (relay) => {
     relay.seed(content.seed);
     for (const issue of content.issues.slice(0, 8)) {
-      const page = await read(relay, "read_issue", { id: issue.event.id });
+      const page = await read(relay, "read_issue", { owner: OWNER, repo: "tools", event: issue.event.id });
       assert.deepEqual(page.root, issue.event);
       assert.equal(page.item.status, issue.status);
       assert.deepEqual(page.replies, [...issue.replies].reverse());
@@ -64,17 +64,7 @@ Deno.test("content repo: read_issue gives replies newest first, the newest autho
       assert.equal(page.statuses.length, issue.status === "open" ? 0 : 1);
       assert.equal(page.can_status, true, "the caller owns the repository");
     }
-    const named = await read(relay, "read_issue", {
-      owner: OWNER,
-      repo: "tools",
-      id: content.issues[0].event.id,
-    });
-    assert.deepEqual(
-      named.root,
-      content.issues[0].event,
-      "owner and repo, as the relay takes them, work too",
-    );
-    const other = { owner: OWNER, repo: "other", id: content.issues[0].event.id };
+    const other = { owner: OWNER, repo: "other", event: content.issues[0].event.id };
     await refused(relay, "read_issue", other, "file does not exist");
   });
 });
@@ -86,7 +76,11 @@ Deno.test("content repo: pull requests, with the merged status and the seeded di
     assert.deepEqual(ids(list.items), content.pulls.map((p) => p.event.id));
     assert.deepEqual(list.items.map((p: { status: string }) => p.status), content.pulls.map((p) => p.status));
     const merged = content.pulls.find((p) => p.status === "merged")!;
-    const page = await read(relay, "read_pull_request", { id: merged.event.id });
+    const page = await read(relay, "read_pull_request", {
+      owner: OWNER,
+      repo: "tools",
+      event: merged.event.id,
+    });
     assert.equal(page.item.status, "merged");
     assert.deepEqual(page.updates, []);
     assert.match(page.diff, /^--- a\/file/);
@@ -100,13 +94,25 @@ Deno.test("content repo: the relay's refusals for issues", async () => {
     await refused(relay, "list_issues", { owner: OWNER, repo: "nope" }, "file does not exist");
     await refused(relay, "list_issues", { ...args, state: "shut" }, "invalid: issue or pull request status");
     await refused(relay, "list_issues", { ...args, cursor: "x" }, "invalid: collaboration cursor");
-    await refused(relay, "read_issue", { id: "abc" }, "invalid: collaboration event");
-    await refused(relay, "read_issue", { id: "0".repeat(64) }, "file does not exist");
-    await refused(relay, "read_issue", { ...args, id: "0".repeat(64) }, "not found: collaboration event");
+    await refused(relay, "read_issue", { ...args, event: "abc" }, "invalid: collaboration event");
+    await refused(
+      relay,
+      "read_issue",
+      { owner: OWNER, repo: "nope", event: "0".repeat(64) },
+      "file does not exist",
+    );
+    await refused(relay, "read_issue", { ...args, event: "0".repeat(64) }, "not found: collaboration event");
+    // The schema asks for owner, repo and event, as the real relay's does.
+    const missing = [["owner", { event: "0".repeat(64) }], ["event", { ...args, id: "x" }]] as const;
+    for (const [name, given] of missing) {
+      const { result } = await call(relay, "read_issue", given);
+      assert.equal(result.isError, true);
+      assert.equal(result.content[0].text, `invalid: ${name} is required`);
+    }
     await refused(
       relay,
       "read_pull_request",
-      { id: content.issues[0].event.id },
+      { ...args, event: content.issues[0].event.id },
       "not found: collaboration event",
     );
   });

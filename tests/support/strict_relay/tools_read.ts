@@ -38,7 +38,7 @@ export const READ_TOOL_DEFS: ToolDef[] = [
   def(
     "read_issue",
     "Read an issue with its replies and authorized status changes.",
-    object({ id: str("Issue event id.") }, ["id"]),
+    object({ ...repoRef, event: str("Issue event id.") }, ["owner", "repo", "event"]),
     READ,
   ),
   def(
@@ -50,7 +50,7 @@ export const READ_TOOL_DEFS: ToolDef[] = [
   def(
     "read_pull_request",
     "Read a pull request with replies, updates and the available diff.",
-    object({ id: str("Pull request event id.") }, ["id"]),
+    object({ ...repoRef, event: str("Pull request event id.") }, ["owner", "repo", "event"]),
     READ,
   ),
   def("list_files", "List stored files visible to the key.", object({ ...page }), READ),
