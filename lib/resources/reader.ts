@@ -1,0 +1,121 @@
+// resources/read: the URI parsed strictly, its read tool checked against the exposed ones (a kind
+// whose tool --tools left out is not readable, as it is not listed), the tool called through the
+// facade as a resource read (signed and bounded as a tool call is), the answer checked to be of
+// the resource asked, then rendered; every item carries the URI as asked. A wrong URI, or an id
+// the relay does not know, is refused (-32602) naming up to three nearest URIs that do resolve:
+// for an unknown id, from the same listings completions use (cached briefly).
+
+import { type CallError, INVALID_PARAMS } from "../wire/mcp.ts";
+import { isObject } from "../wire/json.ts";
+import type { CallCache, ToolCall } from "./call_cache.ts";
+import { completionCall, completionCandidates } from "./completion.ts";
+import { kindSpec, MAX_URI, readCall, type ResourceAddress, variablesOf } from "./kinds.ts";
+import { echoedUri, nearestUris, refusal } from "./nearest.ts";
+import { failureError, readOutcome, RELAY_FAILED } from "./outcome.ts";
+import { answerMismatch, type ReadContents, renderRead } from "./render.ts";
+import { shown } from "./text.ts";
+import { formatUri, kindPath, type ParsedUri, parseUri, type ResourceBase } from "./uri.ts";
+
+export interface ReaderOptions {
+  base: ResourceBase;
+  /** The relay tools the host may reach (--tools): a kind whose read tool is not among them is not read. */
+  exposed: ReadonlySet<string>;
+  /** Reads are never kept: a host reads again because something changed. */
+  call: ToolCall;
+  /** The listings the nearest URIs come from. */
+  cache: CallCache;
+  /** The agent's own public key (hex), marked in what is shown. */
+  self?: () => Promise<string | undefined>;
+}
+
+export type ReadAnswer = { result: ReadContents } | { error: CallError };
+
+/** The URI of a request's params, or the error saying what is wrong with them. */
+export function uriParam(params: unknown): { uri: string } | { error: CallError } {
+  const uri = isObject(params) ? params.uri : undefined;
+  if (typeof uri === "string") return { uri };
+  return {
+    error: { code: INVALID_PARAMS, message: "Invalid params: params.uri must be a string (a tiny:// URI)" },
+  };
+}
+
+/** The URI parsed for this relay, offered (its read tool exposed), or the refusal. */
+export function offeredUri(
+  base: ResourceBase,
+  exposed: ReadonlySet<string>,
+  uri: string,
+): { parsed: ParsedUri } | { error: CallError } {
+  const outcome = parseUri(base, uri);
+  if (!outcome.ok) {
+    const { reason, message, nearest } = outcome.refusal;
+    return { error: refusal(uri, reason, message, nearest) };
+  }
+  const { readTool, kind } = kindSpec(outcome.value.address.kind);
+  if (!exposed.has(readTool)) {
+    const why = `${kind} resources are not offered here: their read tool ${readTool} is not among this ` +
+      `server's tools (--tools)`;
+    return { error: refusal(uri, "not-offered", why, []) };
+  }
+  return { parsed: outcome.value };
+}
+
+export class Reader {
+  #options: ReaderOptions;
+
+  constructor(options: ReaderOptions) {
+    this.#options = options;
+  }
+
+  async read(params: unknown): Promise<ReadAnswer> {
+    const asked = uriParam(params);
+    if ("error" in asked) return asked;
+    const { uri } = asked;
+    const { base, exposed, call } = this.#options;
+    const offered = offeredUri(base, exposed, uri);
+    if ("error" in offered) return offered;
+    const { address } = offered.parsed;
+    const { tool, arguments: args } = readCall(address);
+    const reading = readOutcome(tool, await call(tool, args));
+    if (!reading.ok) {
+      if (reading.failure.kind !== "unknown-id") return { error: failureError(uri, reading.failure) };
+      const words = `${
+        shown(kindPath(address), 200)
+      } is not on this relay (${tool}: ${reading.failure.text})`;
+      return { error: refusal(uri, "unknown-id", words, await this.nearest(uri, address)) };
+    }
+    const mismatch = answerMismatch(address, reading.answer);
+    if (mismatch !== undefined) {
+      return {
+        error: {
+          code: RELAY_FAILED,
+          message: `Cannot read ${shown(echoedUri(uri), 200)}: ${mismatch}`,
+          data: { uri: echoedUri(uri), reason: "mismatch" },
+        },
+      };
+    }
+    const self = await this.#options.self?.().catch(() => undefined);
+    return { result: renderRead(offered.parsed, reading.answer, { uri, base, ...(self ? { self } : {}) }) };
+  }
+
+  /**
+   * The URIs nearest to `uri` that name what the relay has: the last variable's values listed
+   * first (a room's threads, a repository's issues), then the one before it (the rooms), and so on,
+   * until a listing gives some.
+   */
+  async nearest(uri: string, address: ResourceAddress): Promise<string[]> {
+    const { base, exposed, cache } = this.#options;
+    const variables = variablesOf(kindSpec(address.kind)).reverse();
+    for (const variable of variables) {
+      const how = completionCall(address.kind, variable, address.values);
+      if (!how || "missing" in how || !exposed.has(how.tool)) continue;
+      const reading = await cache.get(how.tool, how.arguments);
+      if (!reading.ok) continue;
+      const uris = completionCandidates(address.kind, variable, reading.answer, address.values).map((c) =>
+        formatUri(base, { kind: address.kind, values: { ...address.values, [variable]: c.value } })
+      ).filter((candidate) => candidate.length <= MAX_URI);
+      const near = nearestUris(uri, uris);
+      if (near.length > 0) return near;
+    }
+    return [];
+  }
+}
