@@ -18,9 +18,10 @@ import {
   MAX_LOOKED_AT,
   rankCompletions,
 } from "./completion.ts";
-import { MAX_URI } from "./kinds.ts";
+import { type Kind, MAX_URI } from "./kinds.ts";
+import { MAX_TOOL_CURSOR } from "./lister.ts";
 import { nearestUris, refusal } from "./nearest.ts";
-import { failureError } from "./outcome.ts";
+import { failureError, type ToolFailure } from "./outcome.ts";
 import { type ResourceTemplate, templateByUri } from "./templates.ts";
 import { shown } from "./text.ts";
 
@@ -38,12 +39,45 @@ export type CompleteAnswer = { result: { completion: Completion | Omit<Completio
   error: CallError;
 };
 
-const empty = (): CompleteAnswer => ({ result: { completion: { values: [], total: 0, hasMore: false } } });
-
 function invalid(message: string, data?: unknown): { error: CallError } {
   return {
     error: { code: INVALID_PARAMS, message: `Invalid params: ${message}`, ...(data ? { data } : {}) },
   };
+}
+
+/**
+ * The values of `variable` of `kind` the relay lists, given those chosen: read page by page (a few
+ * at most, each kept briefly), `whole` when every page was read. A list the relay refuses (the
+ * issues of a repository that is not there) has no values; one that is rate-limited, or cannot be
+ * reached, is a failure.
+ */
+export async function listedValues(
+  cache: CallCache,
+  exposed: ReadonlySet<string>,
+  kind: Kind,
+  variable: string,
+  chosen: Readonly<Record<string, string>>,
+): Promise<{ candidates: CompletionCandidate[]; whole: boolean } | { failure: ToolFailure }> {
+  const how = completionCall(kind, variable, chosen);
+  const candidates: CompletionCandidate[] = [];
+  if (!how || "missing" in how || !exposed.has(how.tool)) return { candidates, whole: true };
+  let args = how.arguments;
+  for (let page = 0; page < MAX_PAGES && candidates.length < MAX_LOOKED_AT; page++) {
+    const reading = await cache.get(how.tool, args);
+    if (!reading.ok) {
+      const { failure } = reading;
+      return failure.kind === "rate-limited" || failure.kind === "transport"
+        ? { failure }
+        : { candidates, whole: true };
+    }
+    candidates.push(...completionCandidates(kind, variable, reading.answer, chosen));
+    const next = reading.answer.next_cursor;
+    if (typeof next !== "string" || next === "" || next.length > MAX_TOOL_CURSOR) {
+      return { candidates, whole: true };
+    }
+    args = { ...how.arguments, cursor: next };
+  }
+  return { candidates, whole: false };
 }
 
 /** What a request asks: the template, the variable, what was typed, the values chosen. */
@@ -60,30 +94,14 @@ export class Completer {
     const asked = this.#asked(params);
     if ("error" in asked) return asked;
     const { template, variable, typed, chosen } = asked;
-    const how = completionCall(template.kind, variable, chosen);
-    if (!how || "missing" in how || !this.#options.exposed.has(how.tool)) return empty();
-    const candidates: CompletionCandidate[] = [];
-    let args = how.arguments;
-    for (let page = 0; page < MAX_PAGES && candidates.length < MAX_LOOKED_AT; page++) {
-      const reading = await this.#options.cache.get(how.tool, args);
-      if (!reading.ok) {
-        const { kind } = reading.failure;
-        if (kind === "rate-limited" || kind === "transport") {
-          return { error: failureError(template.uriTemplate, reading.failure, "complete") };
-        }
-        // A repository that is not there has no issues to offer.
-        return { result: { completion: rankCompletions(candidates, typed) } };
-      }
-      candidates.push(...completionCandidates(template.kind, variable, reading.answer, chosen));
-      const next = reading.answer.next_cursor;
-      if (typeof next !== "string" || next === "" || next.length > 1024) {
-        return { result: { completion: rankCompletions(candidates, typed) } };
-      }
-      args = { ...how.arguments, cursor: next };
-    }
-    // More values than were read: what was found, and that there are more.
-    const { values } = rankCompletions(candidates, typed);
-    return { result: { completion: { values, hasMore: true } } };
+    const { exposed, cache } = this.#options;
+    const found = await listedValues(cache, exposed, template.kind, variable, chosen);
+    if ("failure" in found) return { error: failureError(template.uriTemplate, found.failure, "complete") };
+    const completion = rankCompletions(found.candidates, typed);
+    // More values than were read: what was found, and that there are more (how many is not known).
+    return {
+      result: { completion: found.whole ? completion : { values: completion.values, hasMore: true } },
+    };
   }
 
   #asked(params: unknown): Asked | { error: CallError } {

@@ -8,7 +8,7 @@
 import { type CallError, INVALID_PARAMS } from "../wire/mcp.ts";
 import { isObject } from "../wire/json.ts";
 import type { CallCache, ToolCall } from "./call_cache.ts";
-import { completionCall, completionCandidates } from "./completion.ts";
+import { listedValues } from "./completer.ts";
 import { kindSpec, MAX_URI, readCall, type ResourceAddress, variablesOf } from "./kinds.ts";
 import { echoedUri, nearestUris, refusal } from "./nearest.ts";
 import { failureError, readOutcome, RELAY_FAILED } from "./outcome.ts";
@@ -104,13 +104,10 @@ export class Reader {
    */
   async nearest(uri: string, address: ResourceAddress): Promise<string[]> {
     const { base, exposed, cache } = this.#options;
-    const variables = variablesOf(kindSpec(address.kind)).reverse();
-    for (const variable of variables) {
-      const how = completionCall(address.kind, variable, address.values);
-      if (!how || "missing" in how || !exposed.has(how.tool)) continue;
-      const reading = await cache.get(how.tool, how.arguments);
-      if (!reading.ok) continue;
-      const uris = completionCandidates(address.kind, variable, reading.answer, address.values).map((c) =>
+    for (const variable of variablesOf(kindSpec(address.kind)).reverse()) {
+      const found = await listedValues(cache, exposed, address.kind, variable, address.values);
+      if ("failure" in found) continue;
+      const uris = found.candidates.map((c) =>
         formatUri(base, { kind: address.kind, values: { ...address.values, [variable]: c.value } })
       ).filter((candidate) => candidate.length <= MAX_URI);
       const near = nearestUris(uri, uris);

@@ -17,7 +17,7 @@ export function partsFor(
 ): PartName[] {
   switch (command.command) {
     case "mcp":
-      return ["mcp", ...(command.listen || command.approvals ? ["listen" as const] : [])];
+      return ["mcp", ...(command.listen || command.approvals ? ["listen" as const] : []), "resources"];
     case "rpc":
     case "method":
       return ["rpc"];

@@ -6,15 +6,17 @@
 // tools request), so answering the handshake waits for none of that code.
 
 import type { Command } from "../cli/args.ts";
-import type { Facade } from "../facade/facade.ts";
+import type { CallContext, Facade } from "../facade/facade.ts";
 import type { ToolProvider } from "../host/protocol.ts";
-import type { CallOutcome, RequestContext, Tool } from "../wire/mcp.ts";
+import type { CallOutcome, Tool } from "../wire/mcp.ts";
 import type { Signer } from "../key/signer.ts";
 import { PackageLoadError } from "../key/stack.ts";
 import type { RelayTransport } from "../transport/kept_connection.ts";
 import type { OversightParts } from "./tool_session.ts";
 
 export interface RelaySide extends ToolProvider {
+  /** A call of a relay tool; a resource's read, listing or completion says so (`{resource: true}`). */
+  callTool(params: unknown, context?: CallContext): Promise<CallOutcome>;
   /** Loads the relay side now; no request is sent. */
   warm(): void;
   /** Tells `listener` when the host should list again, from the moment the facade loads. */
@@ -81,7 +83,8 @@ export function deferredFacade(
   return {
     warm: () => void load(),
     listTools: (): Promise<Tool[]> => guarded(load().then((facade) => facade.listTools())),
-    callTool: (params: unknown, context?: RequestContext): Promise<CallOutcome> =>
+    // A resource's read, listing or completion passes `{resource: true}` (facade.ts, CallContext).
+    callTool: (params: unknown, context?: CallContext): Promise<CallOutcome> =>
       guarded(load().then((facade) => facade.callTool(params, context))),
     onToolsChanged: (listener) => {
       toolsChanged = listener;

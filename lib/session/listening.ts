@@ -18,6 +18,7 @@ import type { AuditSink } from "../oversight/audit_log.ts";
 import type { AskPerson } from "../oversight/confirmation.ts";
 import { WriteBudget } from "../oversight/write_budget.ts";
 import type { LocalTool } from "../wire/mcp.ts";
+import type { SharedStream } from "./shared_stream.ts";
 
 /** Channel notifications queued on stdout past this size pause the listener; it goes on below a quarter. */
 const STDOUT_QUEUE_LIMIT = 8 * 1024 * 1024;
@@ -84,6 +85,8 @@ export function listening(
   audit: AuditSink | undefined,
   /** Loads listening_parts.ts: given when the flags need it (session/parts.ts). */
   load: LoadListening | undefined,
+  /** The session's websocket client, shared with the resource subscriptions. */
+  stream: SharedStream,
 ): Listening {
   const budget = new WriteBudget(command.oversight.maxWrites);
   const { listen, approvals } = command;
@@ -103,6 +106,7 @@ export function listening(
         channel: out.channel,
         verdict: out.verdict,
         signal: closed.signal,
+        stream,
       })
     );
   return {

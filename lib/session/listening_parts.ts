@@ -1,8 +1,9 @@
 // The relay side of listening and approvals, loaded when they start (after the
-// host's first answer): the agent's public key, one websocket client shared by
-// the listener and the approvals, and a second write gate for the approval
-// cards that shares the budget and the audit log but never asks (a card that
-// asked for approval of itself would never be posted).
+// host's first answer): the agent's public key, the session's one websocket
+// client (shared_stream.ts: the listener, the approvals and the resource
+// subscriptions ride on it; the session closes it), and a second write gate for
+// the approval cards that shares the budget and the audit log but never asks (a
+// card that asked for approval of itself would never be posted).
 
 import type { Command } from "../cli/args.ts";
 import type { Signer } from "../key/signer.ts";
@@ -18,6 +19,7 @@ import { SignedHttp } from "../relay/signed_http.ts";
 import { RelayStream } from "../stream/relay_stream.ts";
 import { loadNostr } from "../key/stack.ts";
 import { AUDIT_SESSION } from "./tool_session.ts";
+import type { SharedStream } from "./shared_stream.ts";
 
 export interface ListeningParts {
   command: Extract<Command, { command: "mcp" }>;
@@ -30,6 +32,8 @@ export interface ListeningParts {
   verdict(requestId: string, behavior: "allow" | "deny"): void;
   /** Aborts when the session ends. */
   signal: AbortSignal;
+  /** The session's websocket client, made here if nothing made it yet; the session closes it. */
+  stream: SharedStream;
 }
 
 export interface Started {
@@ -42,8 +46,8 @@ export async function startListening(parts: ListeningParts): Promise<Started> {
   const { command, signer, log } = parts;
   const [{ pubkey }, { nip19 }] = await Promise.all([signer.identity(), loadNostr()]);
   const { relay: endpoint, proxy } = command;
-  const stream = new RelayStream({ url: webSocketUrl(endpoint), signer, proxy, log });
-  const closers: (() => void)[] = [() => stream.close()];
+  const stream = parts.stream.get(() => new RelayStream({ url: webSocketUrl(endpoint), signer, proxy, log }));
+  const closers: (() => void)[] = [];
   let listener: Listener | undefined;
   if (command.listen && parts.inbox) {
     listener = new Listener({

@@ -9,7 +9,7 @@ import { DIAGNOSE_TOOL, READ_TOOLS, WRITE_TOOLS } from "../facade/tools.ts";
 import { HostChannel } from "../host/channel.ts";
 import { askThroughHost, canElicitForm } from "../host/elicitation.ts";
 import { serve } from "../host/protocol.ts";
-import { processStdio } from "../host/stdio.ts";
+import { type LineWriter, processStdio } from "../host/stdio.ts";
 import type { Signer } from "../key/signer.ts";
 import { PackageLoadError } from "../key/stack.ts";
 import type { AuditSink } from "../oversight/audit_log.ts";
@@ -17,6 +17,8 @@ import { oversightSummary } from "../oversight/settings.ts";
 import { deferredFacade } from "./deferred_facade.ts";
 import { parentGone } from "./lifecycle.ts";
 import { listening, type LoadListening } from "./listening.ts";
+import { type LoadResources, resourceMethods } from "./resource_methods.ts";
+import { SharedStream } from "./shared_stream.ts";
 import { approvalsSummary, listenSummary } from "../listen/summary.ts";
 
 type Mcp = Extract<Command, { command: "mcp" }>;
@@ -26,16 +28,18 @@ export async function mcp(
   signer: Signer,
   log: (line: string) => void,
   audit: AuditSink | undefined,
-  /** The parts its flags may load (session/parts.ts): listening. */
-  parts: { listen?: LoadListening },
+  /** The parts it may load (session/parts.ts): listening, with its flags; the resources. */
+  parts: { listen?: LoadListening; resources?: LoadResources },
 ): Promise<number> {
   const end = sessionEnd();
   // The first answer, or the first tools request: from then on timers cost the handshake nothing.
   const answered = Promise.withResolvers<void>();
   // Our requests to the host (the person's approval of a write) and the host's responses.
   const channel = new HostChannel(log);
+  // The relay's websocket, made by whichever needs it first: the listener, or a resource subscription.
+  const stream = new SharedStream();
   // The relay reaching the agent (--listen) and approvals from the room (--approvers), or neither.
-  const room = listening(command, signer, log, audit, parts.listen);
+  const room = listening(command, signer, log, audit, parts.listen, stream);
   const side = deferredFacade(command, signer, log, end.stop, answered.promise, {
     ask: room.ask ?? askThroughHost(channel, command.oversight.confirmTimeoutMs),
     where: room.ask ? "room" : "host",
@@ -46,6 +50,17 @@ export async function mcp(
   if (Deno.stdin.isTerminal()) log(byHandHint(command));
   const announce = announcer(command, signer, channel, log, end.stop);
   const host = hostWatch(answered);
+  // The relay's rooms, threads, issues, wiki pages, tasks and files as resources: their code loads
+  // at the host's first request for one; each read is a resource call of the facade's.
+  const resources = resourceMethods(parts.resources, {
+    command,
+    signer,
+    log,
+    callTool: (params, context) => (host.watch(), side.callTool(params, context)),
+    stream,
+  });
+  const notifications = { ...room.notifications, bind: bindBoth(room.notifications, resources) };
+  const closeAll = () => [room, resources, stream].forEach((part) => part.close());
   const session = serve({
     input: processStdio.input,
     output: processStdio.output,
@@ -54,7 +69,7 @@ export async function mcp(
       callTool: (params, context) => (host.watch(), side.callTool(params, context)),
       onToolsChanged: (listener) => side.onToolsChanged(listener),
       close: () => {
-        room.close();
+        closeAll();
         side.close();
       },
     },
@@ -71,15 +86,23 @@ export async function mcp(
     },
     hostGone: host.gone,
     channel,
-    features: room.features,
-    notifications: room.notifications,
+    features: { ...room.features, capabilities: resources.capabilities },
+    methods: resources.methods,
+    notifications,
   });
   await Promise.race([session, end.stopped]);
-  room.close();
+  closeAll();
   // The startup line is said however short the session was; the signing stack loads with it.
   if (!end.failure()) await announce();
   end.rethrow();
   return 0;
+}
+
+/** The host's stdout, bound for the listener's notifications and the resources' alike. */
+function bindBoth(...sides: { bind(writer: LineWriter): void }[]): (writer: LineWriter) => void {
+  return (writer) => {
+    for (const side of sides) side.bind(writer);
+  };
 }
 
 /** How the session stops early: tinyagent's own code failing to load ends it with that failure's message. */

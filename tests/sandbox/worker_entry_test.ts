@@ -14,9 +14,9 @@ const command = (...argv: string[]) => parseCommand(argv) as SandboxedCommand;
 
 Deno.test("each command's parts: its session, and what its flags add", () => {
   const table: [string[], string[]][] = [
-    [["mcp", ...RELAY], ["mcp"]],
-    [["mcp", ...RELAY, "--listen", "general", "--allow-from", KEY], ["mcp", "listen"]],
-    [["mcp", ...RELAY, "--approvers", KEY, "--home-room", "ops"], ["mcp", "listen"]],
+    [["mcp", ...RELAY], ["mcp", "resources"]],
+    [["mcp", ...RELAY, "--listen", "general", "--allow-from", KEY], ["mcp", "listen", "resources"]],
+    [["mcp", ...RELAY, "--approvers", KEY, "--home-room", "ops"], ["mcp", "listen", "resources"]],
     [["rpc", ...RELAY], ["rpc"]],
     [["call", ...RELAY, "identity"], ["rpc"]],
     [["tools", ...RELAY], ["tools"]],
@@ -53,6 +53,7 @@ Deno.test("each part module exists and exports what its runner calls", async () 
   const exported: Record<string, string> = {
     mcp: "mcp",
     listen: "startListening",
+    resources: "startResources",
     rpc: "rpc",
     tools: "listOffer",
     diagnose: "diagnoseCommand",

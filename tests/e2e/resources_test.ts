@@ -1,0 +1,208 @@
+// The relay's content as MCP resources, end to end: tinyagent on pipes, the official TypeScript SDK
+// client as the host, the strict relay seeded with rooms, the agent's repository, wiki pages, long
+// tasks and files. Every template; resources/list paged through 250 rooms; each kind read as
+// markdown and as JSON, an image as a blob; completions from live listings; a misspelt room refused
+// naming the right one; what --tools leaves out neither listed nor read; a 429 saying when to retry.
+
+import assert from "node:assert/strict";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { rateLimited } from "../support/strict_relay/mod.ts";
+import { refusedWith, withResourceHost } from "../support/resources_host.ts";
+import { CONTRACT_READ } from "../support/contract.ts";
+
+const INVALID_PARAMS = -32602;
+
+/** Every resources/list page, following nextCursor (bounded). */
+async function everyResource(client: Client) {
+  const pages: string[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listResources(cursor === undefined ? {} : { cursor });
+    pages.push(page.resources.map((r: { uri: string }) => r.uri));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && pages.length < 20);
+  assert.equal(cursor, undefined, "the listing ends");
+  return pages;
+}
+
+Deno.test("resources: the capabilities, and one template per kind for the exposed read tools", async () => {
+  await withResourceHost({}, async ({ client, base }) => {
+    const capabilities = client.getServerCapabilities()!;
+    assert.deepEqual(capabilities.resources, { subscribe: true });
+    assert.deepEqual(capabilities.completions, {});
+    const { resourceTemplates } = await client.listResourceTemplates();
+    assert.deepEqual(resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate), [
+      `${base}/room/{id}`,
+      `${base}/room/{id}/thread/{event}`,
+      `${base}/repo/{owner}/{name}`,
+      `${base}/repo/{owner}/{name}/issue/{id}`,
+      `${base}/repo/{owner}/{name}/pull/{id}`,
+      `${base}/wiki/{d}`,
+      `${base}/job/{id}`,
+      `${base}/file/{sha256}`,
+    ]);
+    for (const template of resourceTemplates) {
+      assert.ok(template.title && template.description?.includes(base), template.name);
+      assert.equal(template.mimeType, template.name === "file" ? undefined : "text/markdown");
+    }
+  });
+});
+
+Deno.test("resources: the listing pages through 250 rooms, then the repository, the wiki, the open tasks", async () => {
+  await withResourceHost({ rooms: 250 }, async ({ client, base, key }) => {
+    const first = await client.listResources();
+    const room = first.resources.find((r: { uri: string }) => r.uri === `${base}/room/room-001`)!;
+    assert.equal(room.name, "room/room-001");
+    assert.match(room.title!, /\(#room-001\)$/);
+    assert.equal(room.mimeType, "text/markdown");
+    assert.match(room.annotations?.lastModified ?? "", /^\d{4}-\d\d-\d\dT/);
+    const all = (await everyResource(client)).flat();
+    const rooms = all.filter((uri) => uri.startsWith(`${base}/room/room-`));
+    assert.equal(rooms.length, 250);
+    assert.ok(all.includes(`${base}/room/general`), "and the tasks' room");
+    assert.equal(new Set(all).size, all.length, "each resource once");
+    assert.ok(all.includes(`${base}/repo/${key.pubkey}/demo`));
+    assert.ok(all.includes(`${base}/wiki/getting-started`));
+    assert.ok(all.some((uri) => uri.startsWith(`${base}/job/`)));
+    const refused = await refusedWith(client.listResources({ cursor: "not-ours" }));
+    assert.equal(refused.code, INVALID_PARAMS);
+  });
+});
+
+Deno.test("resources: each kind reads as markdown and as JSON; an image as a blob, a text file as text", async () => {
+  await withResourceHost({}, async ({ client, base, key, content }) => {
+    const { rooms, issues, jobs, files } = content;
+    const uris = {
+      room: `${base}/room/room-001`,
+      thread: `${base}/room/room-001/thread/${rooms.thread!.root.id}`,
+      repo: `${base}/repo/${key.pubkey}/demo`,
+      issue: `${base}/repo/${key.pubkey}/demo/issue/${issues.issues[0].event.id}`,
+      pull: `${base}/repo/${key.pubkey}/demo/pull/${issues.pulls[0].event.id}`,
+      wiki: `${base}/wiki/getting-started`,
+      job: `${base}/job/${jobs.jobs[0].request.id}`,
+    };
+    const shows: Record<string, string> = {
+      room: rooms.rooms[0].messages[0].content,
+      thread: "Reply 2",
+      repo: "demo",
+      issue: issues.issues[0].title,
+      pull: issues.pulls[0].event.tags.find((t) => t[0] === "subject")![1],
+      wiki: content.wiki.pages[0].title,
+      job: jobs.jobs[0].request.content,
+    };
+    for (const [kind, uri] of Object.entries(uris)) {
+      const markdown = await client.readResource({ uri });
+      assert.equal(markdown.contents.length, 1, kind);
+      const [item] = markdown.contents;
+      assert.equal(item.uri, uri, `${kind}: the URI asked`);
+      assert.equal(item.mimeType, "text/markdown", kind);
+      assert.ok("text" in item && item.text.includes(shows[kind]), `${kind} shows ${shows[kind]}`);
+      const json = await client.readResource({ uri: `${uri}?as=json` });
+      assert.equal(json.contents[0].mimeType, "application/json", kind);
+      assert.equal(json.contents[0].uri, `${uri}?as=json`);
+      assert.ok("text" in json.contents[0] && typeof JSON.parse(json.contents[0].text) === "object", kind);
+    }
+    const image = await client.readResource({ uri: `${base}/file/${files.image.sha256}` });
+    assert.equal(image.contents[0].mimeType, "image/png");
+    assert.ok("blob" in image.contents[0]);
+    assert.deepEqual(
+      Uint8Array.from(atob(image.contents[0].blob as string), (c) => c.charCodeAt(0)),
+      files.image.bytes,
+    );
+    const text = await client.readResource({ uri: `${base}/file/${files.text.sha256}` });
+    assert.equal(text.contents[0].mimeType, "text/plain");
+    assert.ok("text" in text.contents[0] && text.contents[0].text.startsWith("Release checklist"));
+  });
+});
+
+Deno.test("resources: completions from live listings — a room from two letters, an issue given its repository", async () => {
+  await withResourceHost({ rooms: 250 }, async ({ client, base, key, content }) => {
+    const room = content.rooms.rooms[241];
+    const typed = room.name.slice(0, 2).toLowerCase();
+    const rooms = await client.complete({
+      ref: { type: "ref/resource", uri: `${base}/room/{id}` },
+      argument: { name: "id", value: typed },
+    });
+    assert.ok(rooms.completion.values.length > 0 && rooms.completion.values.length <= 100);
+    const starting = content.rooms.rooms.filter((r) => r.name.toLowerCase().startsWith(typed)).map((r) =>
+      r.id
+    );
+    assert.ok(starting.includes(room.id));
+    assert.deepEqual(
+      rooms.completion.values.slice(0, Math.min(starting.length, 100)).sort(),
+      starting.slice(0, 100).sort(),
+    );
+    const byId = await client.complete({
+      ref: { type: "ref/resource", uri: `${base}/room/{id}` },
+      argument: { name: "id", value: "room-24" },
+    });
+    assert.deepEqual(
+      byId.completion.values.slice(0, 10),
+      Array.from({ length: 10 }, (_, i) => `room-24${i}`),
+      "the ids that start so, the third page of rooms included",
+    );
+    const issues = await client.complete({
+      ref: { type: "ref/resource", uri: `${base}/repo/{owner}/{name}/issue/{id}` },
+      argument: { name: "id", value: "" },
+      context: { arguments: { owner: key.pubkey, name: "demo" } },
+    });
+    assert.deepEqual(issues.completion.values.sort(), content.issues.issues.map((i) => i.event.id).sort());
+    const unknown = await refusedWith(client.complete({
+      ref: { type: "ref/resource", uri: `${base}/rooms/{id}` },
+      argument: { name: "id", value: "ge" },
+    }));
+    assert.equal(unknown.code, INVALID_PARAMS);
+    assert.match(unknown.message, /is not a resource template here/);
+    assert.deepEqual(await client.ping(), {});
+  });
+});
+
+Deno.test("resources: a misspelt room is refused naming the right one", async () => {
+  await withResourceHost({}, async ({ client, base }) => {
+    const refused = await refusedWith(client.readResource({ uri: `${base}/room/rom-007` }));
+    assert.equal(refused.code, INVALID_PARAMS);
+    assert.match(refused.message, new RegExp(`Nearest that resolves?: ${base}/room/room-007[.,]`));
+    assert.deepEqual((refused.data as { nearest: string[] }).nearest[0], `${base}/room/room-007`);
+    assert.equal((refused.data as { reason: string }).reason, "unknown-id");
+  });
+});
+
+Deno.test("resources: a kind whose read tool --tools left out is neither listed nor read", async () => {
+  const tools = CONTRACT_READ.filter((tool) => tool !== "read_room");
+  await withResourceHost({ args: ["--tools", tools.join(",")] }, async ({ client, base, relay }) => {
+    const { resourceTemplates } = await client.listResourceTemplates();
+    assert.ok(
+      !resourceTemplates.some((t: { uriTemplate: string }) =>
+        t.uriTemplate.includes("/room/{id}") && !t.uriTemplate.includes("thread")
+      ),
+    );
+    assert.equal(resourceTemplates.length, 7);
+    const listed = (await everyResource(client)).flat();
+    assert.ok(listed.length > 0 && !listed.some((uri) => uri.startsWith(`${base}/room/`)));
+    const before = relay.requests.length;
+    const refused = await refusedWith(client.readResource({ uri: `${base}/room/room-001` }));
+    assert.equal(refused.code, INVALID_PARAMS);
+    assert.match(refused.message, /not offered here: .*read_room/);
+    assert.equal(relay.requests.length, before, "the relay was not asked");
+  });
+});
+
+Deno.test("resources: a relay answering 429 says when to retry, for a resource and a tool alike", async () => {
+  await withResourceHost({}, async ({ client, base, relay }) => {
+    await client.readResource({ uri: `${base}/room/room-001` }); // the tool table is loaded
+    relay.script(rateLimited(17));
+    const refused = await refusedWith(client.readResource({ uri: `${base}/room/room-001` }));
+    assert.match(refused.message, /retry after 17 s/);
+    assert.equal((refused.data as { retryAfter: number }).retryAfter, 17);
+    assert.equal((refused.data as { reason: string }).reason, "rate-limited");
+    relay.script(rateLimited(3));
+    const result = await client.callTool({ name: "read_room", arguments: { id: "room-001" } });
+    assert.equal(result.isError, true);
+    assert.equal(
+      (result.content as { text: string }[])[0].text,
+      "relay: rate-limited: slow down; retry after 3 s",
+    );
+    const again = await client.readResource({ uri: `${base}/room/room-001` });
+    assert.equal(again.contents.length, 1, "served again once the wait is over");
+  });
+});
