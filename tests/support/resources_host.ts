@@ -92,14 +92,18 @@ export async function refusedWith(promise: Promise<unknown>): Promise<McpError> 
 }
 
 const stranger = generateSecretKey();
+let posted = 0;
 
-/** A new kind 9 message in `room`, from someone else, stored and delivered live. */
-export function postTo(relay: StrictRelay, room: string, content: string): NostrEvent {
+/**
+ * A new kind 9 message in `room`, from someone else, stored and delivered live (each one unique),
+ * dated `ahead` seconds from now (a clock a little ahead: what a subscription made after it replays).
+ */
+export function postTo(relay: StrictRelay, room: string, content: string, ahead = 0): NostrEvent {
   const event = finalizeEvent({
     kind: 9,
-    created_at: Math.floor(Date.now() / 1000),
+    created_at: Math.floor(Date.now() / 1000) + ahead,
     tags: [["h", room]],
-    content,
+    content: `${content} (${++posted})`,
   }, stranger);
   assert.ok(relay.inject(event));
   return event;
