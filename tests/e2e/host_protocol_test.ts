@@ -6,13 +6,13 @@ import { startStrictRelay } from "../support/strict_relay/mod.ts";
 import { narrowFlags, newKey, runOnce, withFacade } from "../support/tinyagent.ts";
 import denoConfig from "../../deno.json" with { type: "json" };
 import {
-  ANNOUNCED_CAPABILITIES,
   FALLBACK_VERSION,
   HANDSHAKE_VERSIONS,
   INPUT_LINE_LIMIT_BYTES,
   INVALID_REQUEST,
   METHOD_NOT_FOUND,
   PARSE_ERROR,
+  SESSION_CAPABILITIES,
   structuredTruncationNotePattern,
   TEXT_LIMIT_BYTES,
   truncationMarker,
@@ -33,7 +33,7 @@ Deno.test("initialize, ping and unknown methods", async (t) => {
         const { instructions, ...rest } = answer.result as Record<string, unknown>;
         assert.deepEqual(rest, {
           protocolVersion: version,
-          capabilities: ANNOUNCED_CAPABILITIES,
+          capabilities: SESSION_CAPABILITIES,
           serverInfo: { name: "tinyagent", version: denoConfig.version },
         });
         assert.ok(typeof instructions === "string" && instructions.length <= 1200, String(instructions));
@@ -52,7 +52,7 @@ Deno.test("initialize, ping and unknown methods", async (t) => {
       }
     });
     await t.step(`any other request is ${METHOD_NOT_FOUND}`, async () => {
-      for (const method of ["resources/list", "prompts/list", "initialize/extra", "server/discover"]) {
+      for (const method of ["resources/delete", "prompts/list", "initialize/extra", "server/discover"]) {
         const answer = await facade.request(method, {});
         assert.equal((answer.error as Record<string, unknown>).code, METHOD_NOT_FOUND);
       }

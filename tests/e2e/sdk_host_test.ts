@@ -14,10 +14,10 @@ import {
 } from "../support/strict_relay/mod.ts";
 import { assertNoSecret, newKey, sdkStdio, type TestKey } from "../support/tinyagent.ts";
 import {
-  ANNOUNCED_CAPABILITIES,
   CONTRACT_READ,
   CONTRACT_WRITE,
   RELAY_PREFIX,
+  SESSION_CAPABILITIES,
   structuredTruncationNotePattern,
   TEXT_LIMIT_BYTES,
   TINY_DIAGNOSE,
@@ -49,7 +49,7 @@ Deno.test("the SDK client: handshake, tools/list, a read call", async (t) => {
   await withClient([], async (client, relay) => {
     await t.step("initialize: server info and the tools capability", () => {
       assert.deepEqual(client.getServerVersion(), { name: "tinyagent", version: denoConfig.version });
-      assert.deepEqual(client.getServerCapabilities(), ANNOUNCED_CAPABILITIES);
+      assert.deepEqual(client.getServerCapabilities(), SESSION_CAPABILITIES);
     });
     await t.step("ping", async () => {
       assert.deepEqual(await client.ping(), {});

@@ -26,7 +26,6 @@ import {
 } from "../support/tinyagent.ts";
 import { eventually, Rng, seedFrom } from "../support/robustness_kit.ts";
 import {
-  ANNOUNCED_CAPABILITIES,
   CONTRACT_READ,
   CONTRACT_WRITE,
   FALLBACK_VERSION,
@@ -36,6 +35,7 @@ import {
   INVALID_REQUEST,
   METHOD_NOT_FOUND,
   PARSE_ERROR,
+  SESSION_CAPABILITIES,
   TINY_DIAGNOSE,
   UNKNOWN_TOOL,
   VERDICTS,
@@ -311,13 +311,13 @@ class Generator {
     return out;
   }
 
-  /** A method that is none of the four the facade answers. */
+  /** A method that is none the session answers (the four of the facade, resources/*, completion/complete). */
   #unknownMethod(): string {
     const method = this.#rng.pick([
-      "resources/list",
+      "resources/lists",
       "prompts/list",
       "server/discover",
-      "completion/complete",
+      "completion/completes",
       "logging/setLevel",
       "tools/list/",
       "Tools/Call",
@@ -1088,7 +1088,7 @@ Deno.test(`stdio fuzz: ${MESSAGES} generated lines through one process (seed ${S
               ? asked
               : FALLBACK_VERSION;
             assert.equal(result.protocolVersion, version, where);
-            assert.deepEqual(result.capabilities, ANNOUNCED_CAPABILITIES, where);
+            assert.deepEqual(result.capabilities, SESSION_CAPABILITIES, where);
             assert.equal((result.serverInfo as { name: string }).name, "tinyagent", where);
             break;
           }

@@ -221,3 +221,13 @@ export type ContractFailureClass = (typeof FAILURE_CLASSES)[number];
  * tool table changes (notifications/tools/list_changed), as docs/choices.md says.
  */
 export const ANNOUNCED_CAPABILITIES = { tools: { listChanged: true } } as const;
+
+/**
+ * What an mcp session announces: the tools, and the relay's content as resources (issue 33): with
+ * subscriptions, without list_changed (never sent), and completions of the templates' variables.
+ */
+export const SESSION_CAPABILITIES = {
+  ...ANNOUNCED_CAPABILITIES,
+  resources: { subscribe: true },
+  completions: {},
+} as const;
