@@ -5,7 +5,8 @@
 // was told for the first before the marker's notification arrived is all it was told.
 
 import assert from "node:assert/strict";
-import { finalizeEvent, generateSecretKey } from "nostr-tools/pure";
+import { finalizeEvent, generateSecretKey, getPublicKey } from "nostr-tools/pure";
+import * as nip19 from "nostr-tools/nip19";
 import { postTo, until, withResourceHost } from "../support/resources_host.ts";
 import type { StrictRelay } from "../support/strict_relay/mod.ts";
 
@@ -91,4 +92,22 @@ Deno.test("a thread and a long task are told of their new replies and answers", 
     await until(10_000, "the marker told", () => updated.includes(`${base}/room/room-003`));
     assert.equal(updated.filter((u) => u === thread).length, 1);
   });
+});
+
+Deno.test("with --listen, the listener and the subscriptions share the session's one websocket", async () => {
+  const someone = nip19.npubEncode(getPublicKey(generateSecretKey()));
+  await withResourceHost(
+    { args: ["--listen", "room-002", "--allow-from", someone] },
+    async ({ client, relay, base }) => {
+      await client.subscribeResource({ uri: `${base}/room/room-001` });
+      await client.subscribeResource({ uri: `${base}/job/${"0".repeat(64)}` });
+      await until(
+        10_000,
+        "the listener's REQ and the two subscriptions'",
+        () => [...reqsByConnection(relay).values()].reduce((a, b) => a + b, 0) >= 3,
+      );
+      assert.equal(relay.wsConnections, 1, "one websocket");
+      assert.equal(reqsByConnection(relay).size, 1, "every REQ on it");
+    },
+  );
 });
