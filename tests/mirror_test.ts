@@ -32,6 +32,8 @@ const WIRING: Record<string, string> = {
     "the relay side of listening, loaded after the first answer; e2e/listen_test, robustness/listen_faults_test",
   "listen/settings.ts":
     "types only: the listen and approval settings; cli/listen_args_test reads the flags into them",
+  "session/resources_session.ts":
+    "the resources part, wired: e2e/resources_test, e2e/resources_live_test, robustness/resources_hostile_test, e2e/inspector_test",
   "session/deferred_facade.ts":
     "loads the relay side after the handshake; e2e/transport_test (one kept connection)",
   "session/lifecycle.ts": "the host's end (parent gone, SIGTERM/SIGINT); robustness/stdio_fuzz_test",
