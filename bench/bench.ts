@@ -16,6 +16,7 @@ import { soak } from "./lib/soak.ts";
 import { remote } from "./lib/remote.ts";
 import { rpcBench } from "./lib/rpc.ts";
 import { listenBench } from "./lib/listen.ts";
+import { resourcesBench } from "./lib/resources.ts";
 import { type BenchResult, environment, render, save } from "./lib/report.ts";
 import { MiB } from "./lib/stats.ts";
 
@@ -28,6 +29,7 @@ const BENCHMARKS = [
   "remote",
   "rpc",
   "listen",
+  "resources",
 ] as const;
 type Name = (typeof BENCHMARKS)[number];
 
@@ -50,6 +52,7 @@ const HELP = `Usage: deno task bench [flags]
   --rpc-calls N            rpc: publishes and stream events per command (default 300, quick 40)
   --rpc-query N            rpc: stored events one query returns (default 10000, quick 1000)
   --listen-events N        listen: events to each side, relay to stdout line (default 300, quick 40)
+  --resource-reads N       resources: reads of a room each way, as a resource and as a tool (default 500, quick 50)
   --no-keepalive           the relay closes every connection in every benchmark (default: keep-alive;
                            overhead-close is the overhead benchmark with this setting)
   --out DIR                where JSON results go (default bench/results; the task may write only there)
@@ -76,6 +79,7 @@ const { values } = parseArgs({
     "rpc-calls": { type: "string" },
     "rpc-query": { type: "string" },
     "listen-events": { type: "string" },
+    "resource-reads": { type: "string" },
     "no-keepalive": { type: "boolean", default: false },
     out: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
@@ -184,6 +188,14 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       batch: values.quick ? 10 : 25,
       warmup: values.quick ? 5 : 20,
       limit: 1.1,
+      log,
+    }),
+  resources: () =>
+    resourcesBench({
+      reads: number("resource-reads", 500, 50),
+      batch: values.quick ? 10 : 25,
+      warmup: values.quick ? 10 : 30,
+      limit: 1.05,
       log,
     }),
 };
