@@ -42,4 +42,23 @@ Deno.test("one line: breaks and tabs as spaces, escapes, an ellipsis when cut; q
   assert.equal(shown('say "hi"\n'), '"say \\"hi\\" "');
   assert.equal(shown("x".repeat(100), 5), '"xxxxx…"');
   assert.equal(count(1234567), "1,234,567");
+  // Exactly what toLocaleString("en-US") writes, whatever the number.
+  const numbers = [
+    0,
+    1,
+    12,
+    123,
+    1234,
+    12345,
+    123456,
+    1_000_000,
+    -1,
+    -1234,
+    -999_999,
+    2 ** 53 - 1,
+    1.5,
+    -0.25,
+    1e21,
+  ];
+  for (const n of numbers) assert.equal(count(n), n.toLocaleString("en-US"), String(n));
 });
