@@ -45,6 +45,7 @@ const INLINE_MARKUP = /[\\`*_[\]<>|~!&]/g;
 
 /** The longest run of backticks in `text` (a loop: a hostile text may hold very many runs). */
 function longestRun(text: string): number {
+  if (!text.includes("`")) return 0;
   let longest = 0;
   for (const run of text.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
   return longest;
@@ -84,12 +85,23 @@ export function fenced(text: string, max: number, info = "text"): string[] {
   return lines;
 }
 
+/** Times already written, at most this many: a room's events share a few minutes. */
+const TIMES_KEPT = 512;
+const times = new Map<number, string>();
+
 /** Unix seconds as `2026-08-22 14:03:05 UTC`; "an unknown time" when not a time. */
 export function when(seconds: number | undefined): string {
   if (seconds === undefined || !Number.isFinite(seconds) || seconds < 0 || seconds > 253402300799) {
     return "an unknown time";
   }
-  return `${new Date(Math.floor(seconds) * 1000).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+  const whole = Math.floor(seconds);
+  let text = times.get(whole);
+  if (text === undefined) {
+    text = `${new Date(whole * 1000).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+    if (times.size >= TIMES_KEPT) times.clear();
+    times.set(whole, text);
+  }
+  return text;
 }
 
 /** Unix seconds as ISO 8601 (for annotations); undefined when not a time. */

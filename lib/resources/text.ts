@@ -10,8 +10,12 @@
 // deno-lint-ignore no-control-regex -- matching control characters is the point
 const HIDING = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]|(?![\u200c\u200d])\p{Cf}/gu;
 
+/** Text that cannot hold a hiding character: printable ASCII, tabs and line feeds (most of what relays carry). */
+const PLAIN = /^[\t\n\x20-\x7e]*$/;
+
 /** Each hiding character as \uXXXX, one escape per UTF-16 unit (so also valid inside a JSON string). */
 export function escapeHiding(text: string): string {
+  if (PLAIN.test(text)) return text;
   return text.replace(HIDING, (char) => {
     let out = "";
     for (let i = 0; i < char.length; i++) out += `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`;

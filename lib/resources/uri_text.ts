@@ -11,14 +11,13 @@ const QCHAR = /[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]/;
 /** Characters a decoded value may not hold: controls, line separators and format characters. */
 const HIDDEN = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
 
+/** A character that may not appear raw in a path (which may hold "/"), or in a query; whole code points. */
+const NOT_PATH = /[^A-Za-z0-9\-._~!$&'()*+,;=:@%/]/u;
+const NOT_QUERY = /[^A-Za-z0-9\-._~!$&'()*+,;=:@%/?]/u;
+
 /** The first character of `text` that may not appear raw in a path (`query`: in a query), if any. */
 export function firstRawForbidden(text: string, query: boolean): string | undefined {
-  const allowed = query ? QCHAR : PCHAR;
-  for (const char of text) {
-    if (char === "/" && !query) continue;
-    if (!allowed.test(char)) return char;
-  }
-  return undefined;
+  return (query ? NOT_QUERY : NOT_PATH).exec(text)?.[0];
 }
 
 /** `text` with each character that may not appear raw percent-encoded (a URI's nearest spelling). */
@@ -90,8 +89,11 @@ function percentEncode(char: string): string {
   ).join("");
 }
 
+const UNRESERVED = /^[A-Za-z0-9\-._~]*$/;
+
 /** A variable's value as RFC 6570 simple expansion writes it: all but unreserved characters escaped. */
 export function encodeValue(value: string): string {
+  if (UNRESERVED.test(value)) return value;
   let out = "";
   for (const char of value.toWellFormed()) out += /[A-Za-z0-9\-._~]/.test(char) ? char : percentEncode(char);
   return out;

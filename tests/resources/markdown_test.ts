@@ -59,6 +59,14 @@ Deno.test("fenced: the fence outgrows every backtick run, lines kept, hiding esc
 Deno.test("times in UTC, ISO-like; anything else is an unknown time", () => {
   assert.equal(when(1767225600), "2026-01-01 00:00:00 UTC");
   assert.equal(when(1767225600.9), "2026-01-01 00:00:00 UTC");
+  // The same however many times are written (past the bound on those kept, too).
+  const seconds = Array.from({ length: 1500 }, (_, i) => 1767225600 + i * 7919);
+  for (const round of [1, 2]) {
+    for (const s of seconds) {
+      const iso = new Date(s * 1000).toISOString();
+      assert.equal(when(s), `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`, `round ${round}: ${s}`);
+    }
+  }
   for (const bad of [undefined, -1, NaN, Infinity, 1e20]) assert.equal(when(bad), "an unknown time");
   assert.equal(isoTime(1767225600), "2026-01-01T00:00:00Z");
   assert.equal(isoTime(0), undefined);

@@ -62,3 +62,12 @@ Deno.test("one line: breaks and tabs as spaces, escapes, an ellipsis when cut; q
   ];
   for (const n of numbers) assert.equal(count(n), n.toLocaleString("en-US"), String(n));
 });
+
+Deno.test("every C0 and C1 control but tab and line feed is escaped, whatever else the text holds", () => {
+  for (let code = 0; code <= 0x9f; code++) {
+    const char = String.fromCharCode(code);
+    const hiding = (code < 0x20 && code !== 0x09 && code !== 0x0a) || code >= 0x7f;
+    const expected = hiding ? `\\u${code.toString(16).padStart(4, "0")}` : char;
+    assert.equal(escapeHiding(`plain ${char} text`), `plain ${expected} text`, `U+${code.toString(16)}`);
+  }
+});
