@@ -122,6 +122,11 @@ export class Facade {
     return this.#table.forList();
   }
 
+  /** The exposed table for a search (code mode's tiny_search): unlike tableForList, the host saw none of it. */
+  exposedTable(): Promise<TableState> {
+    return this.#table.load();
+  }
+
   /** Answers a `tools/call` request's params; every result leaves valid and bounded. */
   async callTool(params: unknown, context: CallContext = {}): Promise<CallOutcome> {
     const outcome = await this.#answerCall(params, context);

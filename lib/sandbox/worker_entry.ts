@@ -17,7 +17,11 @@ export function partsFor(
 ): PartName[] {
   switch (command.command) {
     case "mcp":
-      return ["mcp", ...(command.listen || command.approvals ? ["listen" as const] : [])];
+      return [
+        "mcp",
+        ...(command.listen || command.approvals ? ["listen" as const] : []),
+        ...(command.codeMode ? ["code" as const] : []),
+      ];
     case "rpc":
     case "method":
       return ["rpc"];

@@ -7,6 +7,7 @@ import type { SessionParts } from "./parts.ts";
 export const ALL_PARTS: SessionParts = {
   mcp: () => import("./mcp.ts"),
   listen: () => import("./listening_parts.ts"),
+  code: () => import("./code_mode.ts"),
   rpc: () => import("./rpc.ts"),
   tools: () => import("./tool_commands.ts"),
   diagnose: () => import("./diagnose_command.ts"),

@@ -9,6 +9,8 @@ export interface SessionParts {
   mcp(): Promise<typeof import("./mcp.ts")>;
   /** mcp --listen / --approvers: the listener and the approvals on the relay's websocket. */
   listen(): Promise<typeof import("./listening_parts.ts")>;
+  /** mcp --code-mode: tiny_search and tiny_execute. */
+  code(): Promise<typeof import("./code_mode.ts")>;
   /** rpc and call METHOD. */
   rpc(): Promise<typeof import("./rpc.ts")>;
   /** tools and call TOOL. */
@@ -22,6 +24,7 @@ export type PartName = keyof SessionParts;
 export const PART_MODULES: Readonly<Record<PartName, string>> = {
   mcp: "session/mcp.ts",
   listen: "session/listening_parts.ts",
+  code: "session/code_mode.ts",
   rpc: "session/rpc.ts",
   tools: "session/tool_commands.ts",
   diagnose: "session/diagnose_command.ts",

@@ -17,6 +17,8 @@ Deno.test("each command's parts: its session, and what its flags add", () => {
     [["mcp", ...RELAY], ["mcp"]],
     [["mcp", ...RELAY, "--listen", "general", "--allow-from", KEY], ["mcp", "listen"]],
     [["mcp", ...RELAY, "--approvers", KEY, "--home-room", "ops"], ["mcp", "listen"]],
+    [["mcp", ...RELAY, "--code-mode"], ["mcp", "code"]],
+    [["mcp", ...RELAY, "--code-mode", "--listen", "general", "--allow-from", KEY], ["mcp", "listen", "code"]],
     [["rpc", ...RELAY], ["rpc"]],
     [["call", ...RELAY, "identity"], ["rpc"]],
     [["tools", ...RELAY], ["tools"]],
@@ -53,6 +55,7 @@ Deno.test("each part module exists and exports what its runner calls", async () 
   const exported: Record<string, string> = {
     mcp: "mcp",
     listen: "startListening",
+    code: "programTools",
     rpc: "rpc",
     tools: "listOffer",
     diagnose: "diagnoseCommand",
