@@ -88,9 +88,12 @@ export class Facade {
     };
   }
 
-  /** Tells `listener` whenever the host should list the tools again (notifications/tools/list_changed). */
+  /**
+   * Tells `listener` whenever the host should list the tools again (notifications/tools/list_changed);
+   * never in code mode, where what tools/list answers does not change with the relay's table.
+   */
   onToolsChanged(listener: () => void): void {
-    this.#table.onChange = listener;
+    if (!this.#options.programTools) this.#table.onChange = listener;
   }
 
   /** The host is gone: sign nothing more and make no further relay call. */
