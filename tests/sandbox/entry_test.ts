@@ -2,6 +2,7 @@
 // for a checkout) hold the same modules and parts: whatever one runs, the other runs the same code.
 
 import assert from "node:assert/strict";
+import { firstWordOfWorker } from "../support/worker_start.ts";
 import { ENTRY_MODULES } from "../../lib/sandbox/entry.ts";
 import { ALL_PARTS } from "../../lib/session/all_parts.ts";
 import { PART_MODULES, type PartName } from "../../lib/session/parts.ts";
@@ -66,22 +67,5 @@ Deno.test("launch.ts's graph holds the command line and the sandbox, not the pro
 });
 
 Deno.test("the compiled binary's worker entry starts with no read permission, holding every part", async () => {
-  const worker = new Worker(new URL("lib/sandbox/worker_all.ts", ROOT), {
-    type: "module",
-    deno: {
-      permissions: { net: false, env: false, read: false, write: false, run: false, ffi: false, sys: false },
-    },
-  });
-  try {
-    const first = await new Promise<unknown>((resolve, reject) => {
-      worker.onmessage = (event) => resolve(event.data);
-      worker.onerror = (event) => {
-        event.preventDefault();
-        reject(new Error(event.message));
-      };
-    });
-    assert.deepEqual(first, { type: "ready" });
-  } finally {
-    worker.terminate();
-  }
+  assert.deepEqual(await firstWordOfWorker(new URL("lib/sandbox/worker_all.ts", ROOT)), { type: "ready" });
 });
