@@ -84,6 +84,15 @@ export const USER_CONFIG = {
       "write tools when writes are allowed.",
     default: "default",
   },
+  code_mode: {
+    type: "boolean",
+    title: "Code mode",
+    description:
+      "Offer two tools in place of the relay's: tiny_search to find its functions and tiny_execute " +
+      "to run one small program that calls them, the same writes held as above. Fewer turns and far less " +
+      "text for a task that reads many things.",
+    default: false,
+  },
 } as const;
 
 /** The mcp arguments, each setting substituted by the host into one argument. */
@@ -96,6 +105,7 @@ export function bundleArgs(): string[] {
     "--confirm-writes=${user_config.confirm_writes}",
     "--max-writes=${user_config.max_writes}",
     "--tools=${user_config.tools}",
+    "--code-mode=${user_config.code_mode}",
   ];
 }
 

@@ -193,6 +193,7 @@ Deno.test({
         assert.deepEqual(command.exposed, CONTRACT_READ);
         assert.equal(command.oversight.maxWrites, 50);
         assert.equal(command.oversight.confirmWrites, false);
+        assert.equal(command.codeMode, undefined, "code mode off by default");
         if (bundle.os === "windows") assert.equal(launch.command, `${dir}/server/tinyagent.exe`);
         else assert.deepEqual([launch.command, launch.args[0]], ["/bin/sh", `${dir}/server/launch.sh`]);
       } finally {
@@ -289,6 +290,15 @@ Deno.test({
           assert.deepEqual((await client.listTools()).tools.map((tool: { name: string }) => tool.name), [
             "read_room",
             "list_rooms",
+            TINY_DIAGNOSE,
+          ]);
+        });
+      });
+      await t.step("code mode on: tiny_search and tiny_execute in place of the relay's tools", async () => {
+        await withBundleServer(dir, manifest, { ...base, code_mode: true }, async (client) => {
+          assert.deepEqual((await client.listTools()).tools.map((tool: { name: string }) => tool.name), [
+            "tiny_search",
+            "tiny_execute",
             TINY_DIAGNOSE,
           ]);
         });

@@ -18,6 +18,7 @@ const WIRING: Record<string, string> = {
   "session/all_parts.ts": "every part by literal name; sandbox/entry_test checks it against parts.ts",
   "session/parts.ts": "the parts' names, modules and types; sandbox/worker_entry_test and sandbox/entry_test",
   "session/diagnose_command.ts": "diagnose as a user runs it; e2e/diagnose_test",
+  "session/code_mode.ts": "code mode's tools on an mcp session's facade; e2e/code_mode_test",
   "code/prelude.ts": "the guest-side source text; code/sandbox_test and code/guest_test run it in QuickJS",
   "facade/forward.ts":
     "one call out and back, signed and resubmitted; facade/facade_test drives it, e2e/signing_test",

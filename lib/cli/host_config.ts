@@ -5,7 +5,7 @@
 // check it) out.
 
 import { DEFAULT_KEY_ENV, DEFAULT_TIMEOUT_SECONDS } from "./flags.ts";
-import type { HostName, ToolSession } from "./session_args.ts";
+import { CODE_TIMEOUT_SECONDS, type HostName, type ToolSession } from "./session_args.ts";
 import { READ_TOOLS, WRITE_TOOLS } from "../facade/tools.ts";
 import { DEFAULT_OVERSIGHT } from "../oversight/settings.ts";
 
@@ -59,6 +59,11 @@ export function mcpArgs(session: ToolSession): string[] {
   if (approvals) {
     args.push("--approvers", approvals.approvers.join(","), "--home-room", approvals.homeRoom);
     if (approvals.confirmViaRelay) args.push("--confirm-via", "relay");
+  }
+  if (session.codeMode) {
+    args.push("--code-mode");
+    const seconds = session.codeMode.wallMs / 1000;
+    if (seconds !== CODE_TIMEOUT_SECONDS) args.push("--code-timeout", String(seconds));
   }
   return args;
 }

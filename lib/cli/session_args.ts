@@ -46,6 +46,45 @@ export interface ToolSession {
   listen?: ListenSettings;
   /** mcp (and config): approvals from the room (`--approvers`, `--home-room`, `--confirm-via`). */
   approvals?: ApprovalSettings;
+  /** mcp (and config), `--code-mode`: tiny_search and tiny_execute in place of the relay's tools. */
+  codeMode?: CodeModeSettings;
+}
+
+/** What `--code-mode` and `--code-timeout` set. */
+export interface CodeModeSettings {
+  /** A program's wall-clock limit: 30 s, or lower with --code-timeout. */
+  wallMs: number;
+}
+
+/** A program's wall-clock limit unless --code-timeout lowers it, in seconds. */
+export const CODE_TIMEOUT_SECONDS = 30;
+
+/** The code mode flags, which `mcp` and `config` take. */
+export const CODE_FLAGS: Flags = {
+  "code-mode": { type: "boolean" },
+  "code-timeout": { type: "string" },
+};
+
+/** `--code-mode` and `--code-timeout`, checked: the timeout only lowers the limit, and only in code mode. */
+export function codeModeFlags(values: Record<string, unknown>, topic: Topic): CodeModeSettings | undefined {
+  const timeout = values["code-timeout"] as string | undefined;
+  if (values["code-mode"] !== true) {
+    if (timeout !== undefined) {
+      throw new UsageError(
+        "--code-timeout bounds tiny_execute's programs: add --code-mode, or leave it out",
+        topic,
+      );
+    }
+    return undefined;
+  }
+  const wallMs = secondsFlag("--code-timeout", timeout, CODE_TIMEOUT_SECONDS, topic);
+  if (wallMs > CODE_TIMEOUT_SECONDS * 1000) {
+    throw new UsageError(
+      `--code-timeout: at most ${CODE_TIMEOUT_SECONDS} seconds (it can only lower the limit)`,
+      topic,
+    );
+  }
+  return { wallMs };
 }
 
 export type McpCommand = { command: "mcp" } & ToolSession;
@@ -117,16 +156,22 @@ export function toolSession(values: Record<string, unknown>, topic: Topic): Tool
   return { relay, keyEnv, exposed: exposure.names, allowWrites, oversight, timeoutMs };
 }
 
-/** The session, with what mcp alone has: listening and approvals from the room. */
+/** The session, with what mcp alone has: listening and approvals from the room, code mode. */
 function mcpSession(values: Record<string, unknown>, topic: Topic): ToolSession {
   const session = toolSession(values, topic);
   const listen = listenFlags(values, topic);
   const approvals = approvalFlags(values, session.oversight.confirmWrites, topic);
-  return { ...session, ...(listen ? { listen } : {}), ...(approvals ? { approvals } : {}) };
+  const codeMode = codeModeFlags(values, topic);
+  return {
+    ...session,
+    ...(listen ? { listen } : {}),
+    ...(approvals ? { approvals } : {}),
+    ...(codeMode ? { codeMode } : {}),
+  };
 }
 
 export function mcpCommand(rest: string[]): McpCommand | HelpCommand {
-  const { values } = parse("mcp", rest, { ...SESSION_FLAGS, ...LISTEN_FLAGS });
+  const { values } = parse("mcp", rest, { ...SESSION_FLAGS, ...LISTEN_FLAGS, ...CODE_FLAGS });
   if (values.help) return { command: "help", topic: "mcp" };
   return { command: "mcp", ...mcpSession(values, "mcp") };
 }
@@ -150,6 +195,7 @@ export function configCommand(rest: string[]): ConfigCommand | HelpCommand {
   const { values, positionals } = parse("config", rest, {
     ...SESSION_FLAGS,
     ...LISTEN_FLAGS,
+    ...CODE_FLAGS,
     name: { type: "string" },
     "key-file": { type: "string" },
   }, 1);

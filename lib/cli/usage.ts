@@ -4,6 +4,7 @@
 
 import { READ_TOOLS, WRITE_KINDS, WRITE_TOOLS } from "../facade/tools.ts";
 import { DEFAULT_KEY_ENV, DEFAULT_TIMEOUT_SECONDS, type Topic } from "./flags.ts";
+import { CODE_TIMEOUT_SECONDS } from "./session_args.ts";
 import { DEFAULT_CONFIRM_TIMEOUT_SECONDS } from "../oversight/settings.ts";
 
 /** Names wrapped to lines of at most `width` characters, each line indented. */
@@ -52,6 +53,10 @@ const LISTEN_FLAGS =
                        and with --confirm-via relay the --confirm-writes questions, as signed answers
   --home-room ROOM     where the approval cards are posted (with --approvers)
   --confirm-via W      host (the host asks its person; default) or relay (a card in --home-room)`;
+const CODE_FLAGS =
+  `  --code-mode          offer tiny_search and tiny_execute in place of the relay's tools: the model writes one
+                       program that calls them (the same exposure, signing and hold on writes)
+  --code-timeout S     a program's time limit, at most ${CODE_TIMEOUT_SECONDS} s (the default), with --code-mode`;
 const OVERSIGHT_USAGE = "[--confirm-writes [--confirm-timeout S]] [--max-writes N] [--audit-log FILE]";
 
 export const USAGE: Readonly<Record<Topic, string>> = {
@@ -76,6 +81,7 @@ Run 'tinyagent <command> --help' for a command's flags.`,
   mcp: `Usage: tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
          ${OVERSIGHT_USAGE}
          [--listen a,b --allow-from KEYS [--require-mention=false]] [--approvers KEYS --home-room ROOM]
+         [--code-mode [--code-timeout S]]
 
 Serves MCP over stdio to an agent host and forwards tool calls to the relay,
 signing each request (NIP-98) with the key in the environment variable NAME.
@@ -88,11 +94,12 @@ ${EXPOSURE_FLAGS}
 ${OVERSIGHT_FLAGS}
 ${TIMEOUT_FLAG}
 ${LISTEN_FLAGS}
+${CODE_FLAGS}
   -h, --help           show this help
 
 ${toolListText()}
 tiny_diagnose is always offered: tinyagent answers it itself (see 'tinyagent diagnose');
-with --listen, tiny_inbox too.`,
+with --listen, tiny_inbox too; with --code-mode, tiny_search and tiny_execute instead of the tools above.`,
   rpc:
     `Usage: tinyagent rpc --relay URL [--key-env NAME] [--kinds 9,12] [--max-writes N] [--audit-log FILE] [--timeout SECONDS]
 
@@ -173,6 +180,7 @@ tool's. Exit status then: 0 a result, 1 an error (on stderr) or usage.`,
     `Usage: tinyagent config HOST --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
          ${OVERSIGHT_USAGE} [--name NAME] [--key-file FILE]
          [--listen a,b --allow-from KEYS [--require-mention=false]] [--approvers KEYS --home-room ROOM]
+         [--code-mode [--code-timeout S]]
 
 Prints the configuration HOST needs to start this tinyagent as an MCP server
 with these flags: its absolute path, the relay, the flags, and the key only as
@@ -188,6 +196,7 @@ ${EXPOSURE_FLAGS}
 ${OVERSIGHT_FLAGS}
 ${TIMEOUT_FLAG}
 ${LISTEN_FLAGS}
+${CODE_FLAGS}
   --name NAME          the server's name in the host's configuration (default tiny)
   --key-file FILE      claude-desktop: the file with the NAME=<key> line it reads at start
                        (default $HOME/.hermes/.env)

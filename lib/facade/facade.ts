@@ -88,9 +88,12 @@ export class Facade {
     };
   }
 
-  /** Tells `listener` whenever the host should list the tools again (notifications/tools/list_changed). */
+  /**
+   * Tells `listener` whenever the host should list the tools again (notifications/tools/list_changed);
+   * never in code mode, where what tools/list answers does not change with the relay's table.
+   */
   onToolsChanged(listener: () => void): void {
-    this.#table.onChange = listener;
+    if (!this.#options.programTools) this.#table.onChange = listener;
   }
 
   /** The host is gone: sign nothing more and make no further relay call. */
@@ -120,6 +123,11 @@ export class Facade {
   /** What tools/list answers from: the exposed table, or why the relay's could not be read. */
   tableForList(): Promise<TableState> {
     return this.#table.forList();
+  }
+
+  /** The exposed table for a search (code mode's tiny_search): unlike tableForList, the host saw none of it. */
+  exposedTable(): Promise<TableState> {
+    return this.#table.load();
   }
 
   /** Answers a `tools/call` request's params; every result leaves valid and bounded. */

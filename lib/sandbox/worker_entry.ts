@@ -17,7 +17,12 @@ export function partsFor(
 ): PartName[] {
   switch (command.command) {
     case "mcp":
-      return ["mcp", ...(command.listen || command.approvals ? ["listen" as const] : []), "resources"];
+      return [
+        "mcp",
+        ...(command.listen || command.approvals ? ["listen" as const] : []),
+        ...(command.codeMode ? ["code" as const] : []),
+        "resources",
+      ];
     case "rpc":
     case "method":
       return ["rpc"];

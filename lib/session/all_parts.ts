@@ -8,6 +8,7 @@ export const ALL_PARTS: SessionParts = {
   mcp: () => import("./mcp.ts"),
   listen: () => import("./listening_parts.ts"),
   resources: () => import("./resources_session.ts"),
+  code: () => import("./code_mode.ts"),
   rpc: () => import("./rpc.ts"),
   tools: () => import("./tool_commands.ts"),
   diagnose: () => import("./diagnose_command.ts"),

@@ -14,6 +14,10 @@ import { PackageLoadError } from "../key/stack.ts";
 import type { RelayTransport } from "../transport/kept_connection.ts";
 import type { OversightParts } from "./tool_session.ts";
 
+/** A session started with --code-mode whose runner was not given the code part: tinyagent's own bug. */
+const missingCode = () =>
+  Promise.reject(new Error("internal error: the code part was not loaded with --code-mode"));
+
 export interface RelaySide extends ToolProvider {
   /** A call of a relay tool; a resource's read, listing or completion says so (`{resource: true}`). */
   callTool(params: unknown, context?: CallContext): Promise<CallOutcome>;
@@ -25,13 +29,55 @@ export interface RelaySide extends ToolProvider {
   close(): void;
 }
 
+type Mcp = Extract<Command, { command: "mcp" }>;
+
+/** The session's connection to the relay, opened at once; its deadlines armed once the host has an answer. */
+async function openTransport(command: Mcp, answered: Promise<void>): Promise<RelayTransport> {
+  const { RelayTransport, stepBound } = await import("../transport/kept_connection.ts");
+  return new RelayTransport({
+    origin: new URL(command.relay.origin),
+    proxy: command.proxy,
+    stepMs: stepBound(command.timeoutMs), // the connect steps end no later than a call would
+    timersFrom: answered,
+  });
+}
+
+/** The facade over `transport`: the relay client, the person's hold on writes, code mode's tools. */
+async function buildFacade(
+  command: Mcp,
+  signer: Signer,
+  log: (line: string) => void,
+  oversight: OversightParts,
+  transport: Promise<RelayTransport>,
+  loadCode: (() => Promise<typeof import("./code_mode.ts")>) | undefined,
+): Promise<Facade> {
+  const [{ assembleFacade }, { RelayClient }, opened, code] = await Promise.all([
+    import("./tool_session.ts"),
+    import("../relay/client.ts"),
+    transport,
+    command.codeMode ? (loadCode ?? missingCode)() : undefined,
+  ]);
+  const relay = new RelayClient({
+    endpoint: command.relay,
+    signer,
+    timeoutMs: command.timeoutMs,
+    transport: opened, // made with the proxy, if any
+  });
+  // Code mode's tools call the facade they are offered by: bound once it is built.
+  let built: Facade | undefined;
+  const programTools = code && command.codeMode
+    ? code.programTools(() => built!, command.codeMode)
+    : undefined;
+  return built = assembleFacade(command, signer, relay, log, { ...oversight, programTools });
+}
+
 /**
  * Starts opening the session's connection to the relay; the relay side itself loads later. A
  * request that meets tinyagent's own load failure (key/stack.ts) is never answered: `stop` is told,
  * and the session ends with that failure's message rather than blame the relay.
  */
 export function deferredFacade(
-  command: Extract<Command, { command: "mcp" }>,
+  command: Mcp,
   signer: Signer,
   log: (line: string) => void,
   stop: (error: PackageLoadError) => void,
@@ -39,6 +85,8 @@ export function deferredFacade(
   answered: Promise<void>,
   /** Who asks the person before a write (the host), and the audit log. */
   oversight: OversightParts,
+  /** Loads code mode's tools (the code part), with --code-mode. */
+  loadCode?: () => Promise<typeof import("./code_mode.ts")>,
 ): RelaySide {
   const guarded = <T>(work: Promise<T>): Promise<T> =>
     work.catch((error) => {
@@ -47,15 +95,7 @@ export function deferredFacade(
       return new Promise<T>(() => {});
     });
   let closed = false;
-  const opening: Promise<RelayTransport> = import("../transport/kept_connection.ts").then((
-    { RelayTransport, stepBound },
-  ) => {
-    const transport = new RelayTransport({
-      origin: new URL(command.relay.origin),
-      proxy: command.proxy,
-      stepMs: stepBound(command.timeoutMs), // the connect steps end no later than a call would
-      timersFrom: answered,
-    });
+  const opening = openTransport(command, answered).then((transport) => {
     if (closed) transport.close();
     else transport.warm();
     return transport;
@@ -63,27 +103,14 @@ export function deferredFacade(
   let loading: Promise<Facade> | undefined;
   let toolsChanged: (() => void) | undefined;
   const load = () =>
-    loading ??= (async () => {
-      const [{ assembleFacade }, { RelayClient }, transport] = await Promise.all([
-        import("./tool_session.ts"),
-        import("../relay/client.ts"),
-        opening,
-      ]);
-      const relay = new RelayClient({
-        endpoint: command.relay,
-        signer,
-        timeoutMs: command.timeoutMs,
-        transport, // made with the proxy, if any
-      });
-      const facade = assembleFacade(command, signer, relay, log, oversight);
+    loading ??= buildFacade(command, signer, log, oversight, opening, loadCode).then((facade) => {
       if (toolsChanged) facade.onToolsChanged(toolsChanged);
       if (closed) facade.close();
       return facade;
-    })();
+    });
   return {
     warm: () => void load(),
     listTools: (): Promise<Tool[]> => guarded(load().then((facade) => facade.listTools())),
-    // A resource's read, listing or completion passes `{resource: true}` (facade.ts, CallContext).
     callTool: (params: unknown, context?: CallContext): Promise<CallOutcome> =>
       guarded(load().then((facade) => facade.callTool(params, context))),
     onToolsChanged: (listener) => {

@@ -111,7 +111,7 @@ export function listening(
     );
   return {
     features: {
-      instructions: instructions(listen !== undefined),
+      instructions: instructions(listen !== undefined, command.codeMode !== undefined),
       experimental: [...(listen || approvals ? [CHANNEL] : []), ...(approvals ? [CHANNEL_PERMISSION] : [])],
     },
     budget,

@@ -23,13 +23,19 @@ import { approvalsSummary, listenSummary } from "../listen/summary.ts";
 
 type Mcp = Extract<Command, { command: "mcp" }>;
 
+/** The parts mcp may load (session/parts.ts): listening and code mode, with their flags; the resources. */
+interface McpParts {
+  listen?: LoadListening;
+  code?: () => Promise<typeof import("./code_mode.ts")>;
+  resources?: LoadResources;
+}
+
 export async function mcp(
   command: Mcp,
   signer: Signer,
   log: (line: string) => void,
   audit: AuditSink | undefined,
-  /** The parts it may load (session/parts.ts): listening, with its flags; the resources. */
-  parts: { listen?: LoadListening; resources?: LoadResources },
+  parts: McpParts,
 ): Promise<number> {
   const end = sessionEnd();
   // The first answer, or the first tools request: from then on timers cost the handshake nothing.
@@ -46,7 +52,7 @@ export async function mcp(
     audit,
     budget: room.budget,
     localTools: room.localTools,
-  });
+  }, parts.code);
   if (Deno.stdin.isTerminal()) log(byHandHint(command));
   const announce = announcer(command, signer, channel, log, end.stop);
   const host = hostWatch(answered);
@@ -187,12 +193,17 @@ function writesSummary(command: Extract<Command, { command: "mcp" }>, canElicit:
   );
 }
 
-/** What the exposure flags configured, in words. */
+/** What the exposure flags configured, in words; in code mode, as a program's functions. */
 function configuredTools(command: Extract<Command, { command: "mcp" }>): string {
   const count = command.exposed.length;
-  if (command.exposed.join() === [...READ_TOOLS, ...WRITE_TOOLS].join()) {
-    return `the ${count} read and write tools`;
-  }
-  if (command.exposed.join() === READ_TOOLS.join()) return `the ${count} read tools`;
-  return `${count} tool${count === 1 ? "" : "s"} named by --tools`;
+  const tools = command.exposed.join() === [...READ_TOOLS, ...WRITE_TOOLS].join()
+    ? `the ${count} read and write tools`
+    : command.exposed.join() === READ_TOOLS.join()
+    ? `the ${count} read tools`
+    : `${count} tool${count === 1 ? "" : "s"} named by --tools`;
+  if (!command.codeMode) return tools;
+  return `code mode (tiny_search and tiny_execute, programs of at most ${
+    command.codeMode.wallMs / 1000
+  } s, ` +
+    `calling ${tools})`;
 }

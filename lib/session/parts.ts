@@ -11,6 +11,8 @@ export interface SessionParts {
   listen(): Promise<typeof import("./listening_parts.ts")>;
   /** mcp's resources and completions, loaded on the host's first request for them. */
   resources(): Promise<typeof import("./resources_session.ts")>;
+  /** mcp --code-mode: tiny_search and tiny_execute. */
+  code(): Promise<typeof import("./code_mode.ts")>;
   /** rpc and call METHOD. */
   rpc(): Promise<typeof import("./rpc.ts")>;
   /** tools and call TOOL. */
@@ -25,6 +27,7 @@ export const PART_MODULES: Readonly<Record<PartName, string>> = {
   mcp: "session/mcp.ts",
   listen: "session/listening_parts.ts",
   resources: "session/resources_session.ts",
+  code: "session/code_mode.ts",
   rpc: "session/rpc.ts",
   tools: "session/tool_commands.ts",
   diagnose: "session/diagnose_command.ts",

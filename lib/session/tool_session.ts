@@ -24,6 +24,8 @@ export interface OversightParts {
   budget?: WriteBudget;
   /** Tools tinyagent answers itself beside tiny_diagnose (tiny_inbox, with --listen). */
   localTools?: LocalTool[];
+  /** With --code-mode: tiny_search and tiny_execute, offered in place of the relay's tools. */
+  programTools?: LocalTool[];
 }
 
 /** Which process wrote an audit entry: its id and when it started. */
@@ -58,6 +60,7 @@ export function assembleFacade(
     }),
     // diagnose's report code loads on the first tiny_diagnose call only.
     localTools: parts.localTools,
+    programTools: parts.programTools,
     diagnose: diagnoseTool(async (asked) =>
       (await import("../diagnose/probe.ts")).diagnose(relay, signer, asked)
     ),

@@ -44,6 +44,9 @@ Deno.test("the mcp arguments: every flag given, none left at its default", () =>
     "/var/log/tiny.jsonl",
     "--timeout",
     "30",
+    "--code-mode",
+    "--code-timeout",
+    "12.5",
   ];
   assert.deepEqual(mcpArgs(config("cursor", "--relay", `${RELAY}/`, ...every)), [
     "mcp",
@@ -52,10 +55,18 @@ Deno.test("the mcp arguments: every flag given, none left at its default", () =>
     ...every,
   ]);
   // The default set, named in full or as `default`, is left out; so is a bundle's `=false`.
-  assert.deepEqual(mcpArgs(config("cursor", "--relay", RELAY, "--tools=default", "--allow-writes=false")), [
+  assert.deepEqual(
+    mcpArgs(
+      config("cursor", "--relay", RELAY, "--tools=default", "--allow-writes=false", "--code-mode=false"),
+    ),
+    ["mcp", "--relay", RELAY],
+  );
+  // Code mode at its default limit: the flag alone.
+  assert.deepEqual(mcpArgs(config("cursor", "--relay", RELAY, "--code-mode", "--code-timeout", "30")), [
     "mcp",
     "--relay",
     RELAY,
+    "--code-mode",
   ]);
 });
 

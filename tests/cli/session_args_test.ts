@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { parseCommand, UsageError } from "../../lib/cli/args.ts";
 import {
+  CODE_FLAGS,
+  codeModeFlags,
   mcpCommand,
   OVERSIGHT_FLAGS,
   oversightFlags,
@@ -114,4 +116,41 @@ Deno.test("the module's entries agree with parseCommand", () => {
   assert.deepEqual(toolsCommand([...flags, "--json"]), parseCommand(["tools", ...flags, "--json"]));
   assert.deepEqual(mcpCommand(["--help"]), { command: "help", topic: "mcp" });
   assert.deepEqual(toolsCommand(["-h"]), { command: "help", topic: "tools" });
+});
+
+Deno.test("code mode's flags: --code-mode, and --code-timeout that only lowers its 30 s", async (t) => {
+  assert.deepEqual(CODE_FLAGS, { "code-mode": { type: "boolean" }, "code-timeout": { type: "string" } });
+  const mcp = (...flags: string[]) => parseCommand(["mcp", "--relay", RELAY, ...flags]);
+  await t.step("off unless asked, or asked off as a bundle does", () => {
+    assert.equal((mcp() as { codeMode?: unknown }).codeMode, undefined);
+    assert.equal((mcp("--code-mode=false") as { codeMode?: unknown }).codeMode, undefined);
+  });
+  await t.step("on: 30 s, or what --code-timeout says, up to 30", () => {
+    assert.deepEqual((mcp("--code-mode") as { codeMode?: unknown }).codeMode, { wallMs: 30_000 });
+    assert.deepEqual((mcp("--code-mode=true", "--code-timeout", "2.5") as { codeMode?: unknown }).codeMode, {
+      wallMs: 2_500,
+    });
+    assert.deepEqual(codeModeFlags({ "code-mode": true, "code-timeout": "30" }, "mcp"), { wallMs: 30_000 });
+  });
+  await t.step("refused: past 30 s, not a number, or without --code-mode", () => {
+    assert.throws(() => mcp("--code-mode", "--code-timeout", "31"), /--code-timeout: at most 30 seconds/);
+    assert.throws(
+      () => mcp("--code-mode", "--code-timeout", "0"),
+      /--code-timeout: give a number of seconds/,
+    );
+    assert.throws(() => mcp("--code-mode", "--code-timeout", "soon"), UsageError);
+    assert.throws(
+      () => mcp("--code-timeout", "10"),
+      /--code-timeout bounds tiny_execute's programs: add --code-mode/,
+    );
+  });
+  await t.step("mcp and config take it; tools and call do not", () => {
+    assert.equal(
+      (parseCommand(["config", "cursor", "--relay", RELAY, "--code-mode"]) as { codeMode?: unknown })
+        .codeMode !== undefined,
+      true,
+    );
+    assert.throws(() => parseCommand(["tools", "--relay", RELAY, "--code-mode"]), UsageError);
+    assert.throws(() => parseCommand(["call", "--relay", RELAY, "list_rooms", "--code-mode"]), UsageError);
+  });
 });

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { verifyEvent } from "nostr-tools/pure";
 import { startStrictRelay, type StrictRelay, toolOk } from "../support/strict_relay/mod.ts";
 import {
@@ -17,11 +17,11 @@ import {
   newKey,
   ROOT,
   runOnce,
-  sdkStdio,
   type TestKey,
   withFacade,
 } from "../support/tinyagent.ts";
 import { pythonWithMcp } from "../support/python.ts";
+import { callsOf, withHost } from "../support/sdk_host.ts";
 import { shippedFlags } from "../../scripts/shipped_flags.ts";
 import { until, withBrokenFile, within } from "../support/waits.ts";
 import {
@@ -34,82 +34,6 @@ import {
 } from "../support/oversight.ts";
 
 type Event = Parameters<typeof verifyEvent>[0];
-type Params = { message: string; requestedSchema: unknown };
-type Answer = (params: Params, signal: AbortSignal) => Promise<ElicitResult>;
-
-/** The tools/call requests the relay received for `tool`, with their arguments. */
-function callsOf(relay: StrictRelay, tool: string): Record<string, unknown>[] {
-  return relay.requests
-    .map((request) =>
-      request.json as { method?: string; params?: { name?: string; arguments?: Record<string, unknown> } }
-    )
-    .filter((json) => json?.method === "tools/call" && json.params?.name === tool)
-    .map((json) => json.params!.arguments ?? {});
-}
-
-interface Host {
-  client: Client;
-  relay: StrictRelay;
-  key: TestKey;
-  /** The elicitations the host received, in order. */
-  asked: { id: unknown; params: Params }[];
-  /** What the person answers next; by default, accept. */
-  answer: Answer;
-  /** Sends a raw message to tinyagent, as a host would (a response to any id it likes). */
-  send(message: unknown): Promise<void>;
-  stderr(): string;
-}
-
-/**
- * Runs `fn` with tinyagent started by the SDK client as a host: with elicitation declared unless
- * `elicitation` is false, its answers given by `host.answer`.
- */
-async function withHost(
-  options: { args: string[]; elicitation?: boolean },
-  fn: (host: Host) => Promise<void>,
-): Promise<void> {
-  const relay = await startStrictRelay();
-  const key = newKey();
-  const { transport, stderr } = sdkStdio({
-    netHost: relay.host,
-    relayUrl: relay.url,
-    key,
-    args: options.args,
-  });
-  const client = new Client(
-    { name: "oversight-test", version: "1.0.0" },
-    { capabilities: options.elicitation === false ? {} : { elicitation: {} } },
-  );
-  const host: Host = {
-    client,
-    relay,
-    key,
-    asked: [],
-    answer: () => Promise.resolve({ action: "accept", content: {} }),
-    send: (message) => transport.send(message as Parameters<typeof transport.send>[0]),
-    stderr,
-  };
-  if (options.elicitation !== false) {
-    // Typed by hand: the SDK's schema-generic signature does not infer here.
-    const handler = (request: { params: unknown }, extra: { requestId: unknown; signal: AbortSignal }) => {
-      host.asked.push({ id: extra.requestId, params: request.params as Params });
-      return host.answer(request.params as Params, extra.signal);
-    };
-    client.setRequestHandler(ElicitRequestSchema, handler as Parameters<typeof client.setRequestHandler>[1]);
-  }
-  try {
-    await client.connect(transport);
-    await fn(host);
-  } finally {
-    await client.close();
-    await relay.close();
-  }
-  assertNoSecret(key, stderr(), "stderr");
-  for (const [i, request] of relay.requests.entries()) {
-    assertNoSecret(key, request.bodyText, `relay request ${i}`);
-  }
-}
-
 type ToolResult = {
   isError?: boolean;
   content: { type: string; text?: string }[];

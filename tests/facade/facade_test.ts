@@ -756,6 +756,21 @@ Deno.test("code mode: the program tools in place of the relay's; the relay's too
       assert.match(outcome.error.message, /a program calls the relay's tools, not tinyagent's own/);
     }
   });
+  await t.step("the relay's table coming back tells the host nothing: its list does not change", async () => {
+    const tasks: (() => void)[] = [];
+    const told: string[] = [];
+    const { facade: own, relay: down } = setup({
+      programTools: [program],
+      schedule: (_ms, task) => (tasks.push(task), () => {}),
+    });
+    own.onToolsChanged(() => told.push("changed"));
+    down.listAnswers.push({ ok: false, failure: { class: "transport", detail: "down" } });
+    assert.equal((await own.exposedTable()).ok, false);
+    for (const task of tasks.splice(0)) task();
+    await Promise.resolve();
+    assert.equal((await own.exposedTable()).ok, true);
+    assert.deepEqual(told, []);
+  });
   await t.step("the host calls the program tools as any local tool", async () => {
     assert.equal(textOf(resultOf(await facade.callTool({ name: "tiny_execute", arguments: {} }))), "ran");
   });

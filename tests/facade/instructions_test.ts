@@ -6,14 +6,32 @@
 import assert from "node:assert/strict";
 import { instructions, MAX_INSTRUCTIONS_CHARS } from "../../lib/facade/instructions.ts";
 
-Deno.test("within 1,200 characters, listening or not", () => {
+Deno.test("within 1,200 characters, listening or not, in code mode or not", () => {
   assert.equal(MAX_INSTRUCTIONS_CHARS, 1200);
   for (const listening of [false, true]) {
-    const text = instructions(listening);
-    assert.ok(text.length <= MAX_INSTRUCTIONS_CHARS, `${listening}: ${text.length} characters`);
-    assert.ok([...text].length <= MAX_INSTRUCTIONS_CHARS);
+    for (const codeMode of [false, true]) {
+      const text = instructions(listening, codeMode);
+      assert.ok(
+        text.length <= MAX_INSTRUCTIONS_CHARS,
+        `${listening}, ${codeMode}: ${text.length} characters`,
+      );
+      assert.ok([...text].length <= MAX_INSTRUCTIONS_CHARS);
+    }
   }
-  assert.equal(instructions(), instructions(false));
+  assert.equal(instructions(), instructions(false, false));
+});
+
+Deno.test("code mode: where the relay's tools went, how a program calls them, and to read before running again", () => {
+  const text = instructions(false, true);
+  assert.ok(text.startsWith(instructions(false)), "the base first, unchanged");
+  assert.match(text, /tiny_search shows their signatures/);
+  assert.match(text, /tiny_execute runs `async function run\(relay\) \{…\}`/);
+  assert.match(text, /each `await relay\.<name>\(args\)` one call, writes held as usual/);
+  assert.match(text, /Before running one again, read what its answer says was sent/);
+  for (const listening of [false, true]) {
+    assert.doesNotMatch(instructions(listening, false), /tiny_execute|tiny_search/);
+  }
+  assert.match(instructions(true, true), /tiny_execute[^]*tiny_inbox/, "code mode, then listening");
 });
 
 Deno.test("always: tiny_diagnose, request_grant, `permission:`, and the outcome-unknown advice", () => {

@@ -3,6 +3,7 @@
 // sandbox's permissions.
 
 import assert from "node:assert/strict";
+import { firstWordOfWorker } from "../support/worker_start.ts";
 import { parseCommand } from "../../lib/cli/args.ts";
 import type { SandboxedCommand } from "../../lib/sandbox/confine.ts";
 import { partsFor, workerEntryUrl, workerSource } from "../../lib/sandbox/worker_entry.ts";
@@ -17,6 +18,13 @@ Deno.test("each command's parts: its session, and what its flags add", () => {
     [["mcp", ...RELAY], ["mcp", "resources"]],
     [["mcp", ...RELAY, "--listen", "general", "--allow-from", KEY], ["mcp", "listen", "resources"]],
     [["mcp", ...RELAY, "--approvers", KEY, "--home-room", "ops"], ["mcp", "listen", "resources"]],
+    [["mcp", ...RELAY, "--code-mode"], ["mcp", "code", "resources"]],
+    [["mcp", ...RELAY, "--code-mode", "--listen", "general", "--allow-from", KEY], [
+      "mcp",
+      "listen",
+      "code",
+      "resources",
+    ]],
     [["rpc", ...RELAY], ["rpc"]],
     [["call", ...RELAY, "identity"], ["rpc"]],
     [["tools", ...RELAY], ["tools"]],
@@ -54,6 +62,7 @@ Deno.test("each part module exists and exports what its runner calls", async () 
     mcp: "mcp",
     listen: "startListening",
     resources: "startResources",
+    code: "programTools",
     rpc: "rpc",
     tools: "listOffer",
     diagnose: "diagnoseCommand",
@@ -66,22 +75,5 @@ Deno.test("each part module exists and exports what its runner calls", async () 
 
 Deno.test("a worker started from a command's entry runs it with no read permission", async () => {
   const url = workerEntryUrl(["diagnose"], new URL("../../lib/", import.meta.url));
-  const worker = new Worker(url, {
-    type: "module",
-    deno: {
-      permissions: { net: false, env: false, read: false, write: false, run: false, ffi: false, sys: false },
-    },
-  });
-  try {
-    const first = await new Promise<unknown>((resolve, reject) => {
-      worker.onmessage = (event) => resolve(event.data);
-      worker.onerror = (event) => {
-        event.preventDefault();
-        reject(new Error(event.message));
-      };
-    });
-    assert.deepEqual(first, { type: "ready" });
-  } finally {
-    worker.terminate();
-  }
+  assert.deepEqual(await firstWordOfWorker(url), { type: "ready" });
 });

@@ -10,6 +10,7 @@ export const DOCS = [
   "docs/tools.md",
   "docs/oversight.md",
   "docs/listening.md",
+  "docs/code-mode.md",
   "docs/resources.md",
   "docs/hermes-plugin.md",
   "docs/cli.md",

@@ -121,10 +121,10 @@ export function commandLine(options: SpawnOptions): { program: string; args: str
  * environment (hostEnv) with the key, and its stderr collected for the caller to read.
  */
 export function sdkStdio(
-  options: { netHost: string; relayUrl: string; key: TestKey; args?: string[] },
+  options: { netHost: string; relayUrl: string; key: TestKey; args?: string[]; flags?: string[] },
 ): { transport: StdioClientTransport; stderr: () => string } {
   const { program, args } = commandLine({
-    flags: narrowFlags(options.netHost),
+    flags: options.flags ?? narrowFlags(options.netHost),
     args: ["mcp", "--relay", options.relayUrl, ...(options.args ?? [])],
   });
   const transport = new StdioClientTransport({
