@@ -206,3 +206,20 @@ Deno.test("resources: a relay answering 429 says when to retry, for a resource a
     assert.equal(again.contents.length, 1, "served again once the wait is over");
   });
 });
+
+Deno.test("resources: with --code-mode the resources are offered as well, read through the relay's tools", async () => {
+  await withResourceHost({ args: ["--code-mode"] }, async ({ client, base }) => {
+    const { tools } = await client.listTools();
+    assert.ok(
+      !tools.some((tool: { name: string }) => tool.name === "read_room"),
+      "the host is offered the program tools",
+    );
+    assert.deepEqual(client.getServerCapabilities()?.resources, { subscribe: true });
+    const { contents } = await client.readResource({ uri: `${base}/room/room-001` });
+    assert.equal(contents[0].uri, `${base}/room/room-001`);
+    const listed = await client.listResources();
+    assert.ok(listed.resources.some((r: { uri: string }) => r.uri === `${base}/room/room-001`));
+    const refused = await refusedWith(client.callTool({ name: "read_room", arguments: { id: "room-001" } }));
+    assert.equal(refused.code, INVALID_PARAMS, "while the host calling read_room itself is refused");
+  });
+});
