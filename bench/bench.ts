@@ -53,6 +53,7 @@ const HELP = `Usage: deno task bench [flags]
   --rpc-query N            rpc: stored events one query returns (default 10000, quick 1000)
   --listen-events N        listen: events to each side, relay to stdout line (default 300, quick 40)
   --resource-reads N       resources: reads of a room each way, as a resource and as a tool (default 500, quick 50)
+  --resource-changing-reads N  resources: the same of a room that changes before every read (default 200, quick 20)
   --no-keepalive           the relay closes every connection in every benchmark (default: keep-alive;
                            overhead-close is the overhead benchmark with this setting)
   --out DIR                where JSON results go (default bench/results; the task may write only there)
@@ -80,6 +81,7 @@ const { values } = parseArgs({
     "rpc-query": { type: "string" },
     "listen-events": { type: "string" },
     "resource-reads": { type: "string" },
+    "resource-changing-reads": { type: "string" },
     "no-keepalive": { type: "boolean", default: false },
     out: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
@@ -193,6 +195,7 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
   resources: () =>
     resourcesBench({
       reads: number("resource-reads", 500, 50),
+      changingReads: number("resource-changing-reads", 200, 20),
       batch: values.quick ? 10 : 25,
       warmup: values.quick ? 10 : 30,
       limit: 1.05,

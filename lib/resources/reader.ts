@@ -13,6 +13,7 @@ import { kindSpec, MAX_URI, readCall, type ResourceAddress, variablesOf } from "
 import { echoedUri, nearestUris, refusal } from "./nearest.ts";
 import { failureError, readOutcome, RELAY_FAILED } from "./outcome.ts";
 import { answerMismatch, type ReadContents, renderRead } from "./render.ts";
+import { Memo } from "./memo.ts";
 import { shown } from "./text.ts";
 import { formatUri, kindPath, type ParsedUri, parseUri, type ResourceBase } from "./uri.ts";
 
@@ -59,23 +60,59 @@ export function offeredUri(
   return { parsed: outcome.value };
 }
 
+/** URIs kept parsed, and renderings kept, by what they were made from. */
+const PARSED_KEPT = 256;
+const RENDERED_KEPT = 16;
+/** An answer longer than this (as JSON) is rendered each time rather than kept with its rendering. */
+const RENDERED_MAX = 64 * 1024;
+
+/** An answer as compact JSON, what its rendering is kept by; undefined when it cannot be written. */
+function compactJson(answer: unknown): string | undefined {
+  try {
+    return JSON.stringify(answer);
+  } catch {
+    return undefined;
+  }
+}
+
 export class Reader {
   #options: ReaderOptions;
+  #parsed = new Memo<ParsedUri>(PARSED_KEPT);
+  #rendered = new Memo<ReadContents>(RENDERED_KEPT);
 
   constructor(options: ReaderOptions) {
     this.#options = options;
+  }
+
+  /** The URI parsed and offered; kept when it is, as its parse depends on nothing else. */
+  #offered(uri: string): { parsed: ParsedUri } | { error: CallError } {
+    const kept = this.#parsed.get(uri);
+    if (kept) return { parsed: kept };
+    const offered = offeredUri(this.#options.base, this.#options.exposed, uri);
+    if ("parsed" in offered) this.#parsed.set(uri, offered.parsed);
+    return offered;
+  }
+
+  /** The answer rendered under `uri`; an unchanged answer's rendering is the one made before. */
+  async #render(parsed: ParsedUri, answer: unknown, uri: string): Promise<ReadContents> {
+    const json = compactJson(answer);
+    const key = json !== undefined && json.length <= RENDERED_MAX ? `${uri}\n${json}` : undefined;
+    const kept = key === undefined ? undefined : this.#rendered.get(key);
+    if (kept) return kept;
+    const self = await this.#options.self?.().catch(() => undefined);
+    const rendered = renderRead(parsed, answer, { uri, base: this.#options.base, ...(self ? { self } : {}) });
+    return key === undefined ? rendered : this.#rendered.set(key, rendered);
   }
 
   async read(params: unknown): Promise<ReadAnswer> {
     const asked = uriParam(params);
     if ("error" in asked) return asked;
     const { uri } = asked;
-    const { base, exposed, call } = this.#options;
-    const offered = offeredUri(base, exposed, uri);
+    const offered = this.#offered(uri);
     if ("error" in offered) return offered;
     const { address } = offered.parsed;
     const { tool, arguments: args } = readCall(address);
-    const reading = readOutcome(tool, await call(tool, args));
+    const reading = readOutcome(tool, await this.#options.call(tool, args));
     if (!reading.ok) {
       if (reading.failure.kind !== "unknown-id") return { error: failureError(uri, reading.failure) };
       const words = `${
@@ -93,8 +130,7 @@ export class Reader {
         },
       };
     }
-    const self = await this.#options.self?.().catch(() => undefined);
-    return { result: renderRead(offered.parsed, reading.answer, { uri, base, ...(self ? { self } : {}) }) };
+    return { result: await this.#render(offered.parsed, reading.answer, uri) };
   }
 
   /**

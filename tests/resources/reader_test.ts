@@ -158,3 +158,28 @@ Deno.test("an answer about another resource is never shown under this one", asyn
   assert.equal(answer.error.code, RELAY_FAILED);
   assert.match(answer.error.message, /answered for \{id\} = "dev", not the one asked/);
 });
+
+Deno.test("an unchanged answer's rendering is the one made before; a changed one is rendered anew", async () => {
+  let answer: unknown = READ_ROOM;
+  const { read, relay } = reader({ read_room: () => answer });
+  const uri = `${R}/room/general`;
+  const first = await read.read({ uri });
+  const again = await read.read({ uri });
+  assert.ok("result" in first && "result" in again);
+  assert.equal(again.result, first.result, "the same rendering, not a new one");
+  assert.equal(relay.count("read_room"), 2, "the relay is asked every time: a read is never kept");
+  const newest = {
+    ...READ_ROOM.messages[3],
+    id: id("99"),
+    created_at: READ_ROOM.messages[0].created_at + 60,
+    content: "news",
+  };
+  answer = { ...READ_ROOM, messages: [newest, ...READ_ROOM.messages] };
+  const changed = await read.read({ uri });
+  assert.ok("result" in changed);
+  assert.notEqual(changed.result, first.result);
+  assert.ok("text" in changed.result.contents[0] && changed.result.contents[0].text.includes("news"));
+  // The same answer under another URI (as JSON) is another rendering.
+  const json = await read.read({ uri: `${uri}?as=json` });
+  assert.ok("result" in json && json.result.contents[0].mimeType === "application/json");
+});
