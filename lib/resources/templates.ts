@@ -94,7 +94,8 @@ const WORDS: Record<Kind, { name: string; title: string; description: string }> 
     title: "File",
     description:
       "A stored file by its SHA-256: a text file as text, an image or any other file as its bytes " +
-      "(base64) with the file's own media type; at most 4 MiB. {sha256} is 64 lowercase hex. " +
+      "(base64) with the file's own media type, up to about 190 KB (a larger one reads as a note saying so). " +
+      "{sha256} is 64 lowercase hex. " +
       `Example: {base}/file/${EXAMPLE_SHA256}.`,
   },
 };

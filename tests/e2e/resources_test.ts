@@ -70,7 +70,7 @@ Deno.test("resources: the listing pages through 250 rooms, then the repository, 
 });
 
 Deno.test("resources: each kind reads as markdown and as JSON; an image as a blob, a text file as text", async () => {
-  await withResourceHost({}, async ({ client, base, key, content }) => {
+  await withResourceHost({}, async ({ client, base, key, content, relay }) => {
     const { rooms, issues, jobs, files } = content;
     const uris = {
       room: `${base}/room/room-001`,
@@ -108,6 +108,21 @@ Deno.test("resources: each kind reads as markdown and as JSON; an image as a blo
     assert.deepEqual(
       Uint8Array.from(atob(image.contents[0].blob as string), (c) => c.charCodeAt(0)),
       files.image.bytes,
+    );
+    // A file whose bytes are over the facade's 256 KiB bound on a structured answer reads as a note.
+    const big = new Uint8Array(300_000).map((_, i) => i % 251);
+    const bigSha = Array.from(
+      new Uint8Array(await crypto.subtle.digest("SHA-256", big)),
+      (b) => b.toString(16).padStart(2, "0"),
+    ).join("");
+    relay.seed({
+      files: [{ bytes: big, type: "application/octet-stream", uploader: key.pubkey, uploaded: 1767225600 }],
+    });
+    const note = await client.readResource({ uri: `${base}/file/${bigSha}` });
+    assert.equal(note.contents[0].mimeType, "text/markdown");
+    assert.match(
+      (note.contents[0] as { text: string }).text,
+      /over tinyagent's 256 KiB bound .* Call read_attachment/s,
     );
     const text = await client.readResource({ uri: `${base}/file/${files.text.sha256}` });
     assert.equal(text.contents[0].mimeType, "text/plain");
