@@ -136,7 +136,7 @@ export class Completer {
     const chosen: Record<string, string> = {};
     for (const variable of template.variables) {
       const given = context[variable];
-      if (variable !== name && typeof given === "string" && given.length <= MAX_URI) chosen[variable] = given;
+      if (typeof given === "string" && given.length <= MAX_URI) chosen[variable] = given;
     }
     return { template, variable: name, typed: value, chosen };
   }
