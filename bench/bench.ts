@@ -5,6 +5,7 @@
 //   deno task bench                          every benchmark, full size
 //   deno task bench --quick                  a smoke run (well under a minute)
 //   deno task bench --only overhead,soak     some of them
+//   deno task bench --baseline /tmp/base     each benchmark of tinyagent also runs an older checkout
 //
 // Run `deno task bench --help` for the sizes.
 
@@ -16,6 +17,10 @@ import { soak } from "./lib/soak.ts";
 import { remote } from "./lib/remote.ts";
 import { rpcBench } from "./lib/rpc.ts";
 import { listenBench } from "./lib/listen.ts";
+import { signer } from "./lib/signer.ts";
+import { codeBench } from "./lib/code.ts";
+import { baselineAt, type Checkout } from "./lib/checkout.ts";
+import { readProc } from "./lib/child.ts";
 import { type BenchResult, environment, render, save } from "./lib/report.ts";
 import { MiB } from "./lib/stats.ts";
 
@@ -28,6 +33,8 @@ const BENCHMARKS = [
   "remote",
   "rpc",
   "listen",
+  "signer",
+  "code",
 ] as const;
 type Name = (typeof BENCHMARKS)[number];
 
@@ -50,6 +57,16 @@ const HELP = `Usage: deno task bench [flags]
   --rpc-calls N            rpc: publishes and stream events per command (default 300, quick 40)
   --rpc-query N            rpc: stored events one query returns (default 10000, quick 1000)
   --listen-events N        listen: events to each side, relay to stdout line (default 300, quick 40)
+  --signer-events N        signer: events each curve signs and verifies (default 4000, quick 400)
+  --signer-spawns N        signer: fresh processes each to the first signature (default 20, quick 3)
+  --code-runs N            code: runs of the 20-issue scenario each, per network (default 10, quick 2)
+  --code-reads N           code: single reads each, per network (default 200, quick 20)
+  --code-spawns N          code: spawns each to the initialize answer (default 20, quick 3)
+  --baseline DIR           also run the tinyagent checkout in DIR (an absolute path, e.g. a throwaway
+                           \`git worktree add /tmp/base <commit>\`) in startup, overhead, payloads,
+                           remote, rpc and listen, taking turns with this one, with its own deno.json
+                           and lockfile (--config DIR/deno.json); its packages are cached first with
+                           \`deno cache --config DIR/deno.json DIR/main.ts\`
   --no-keepalive           the relay closes every connection in every benchmark (default: keep-alive;
                            overhead-close is the overhead benchmark with this setting)
   --out DIR                where JSON results go (default bench/results; the task may write only there)
@@ -76,6 +93,12 @@ const { values } = parseArgs({
     "rpc-calls": { type: "string" },
     "rpc-query": { type: "string" },
     "listen-events": { type: "string" },
+    "signer-events": { type: "string" },
+    "signer-spawns": { type: "string" },
+    "code-runs": { type: "string" },
+    "code-reads": { type: "string" },
+    "code-spawns": { type: "string" },
+    baseline: { type: "string" },
     "no-keepalive": { type: "boolean", default: false },
     out: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
@@ -117,6 +140,16 @@ const outDir = values.out ?? new URL("./results", import.meta.url).pathname;
 const log = (line: string) => console.error(`bench: ${line}`);
 const mode = values.quick ? "quick" : "full";
 
+let baseline: Checkout | undefined;
+if (values.baseline !== undefined) {
+  try {
+    baseline = await baselineAt(values.baseline, readProc, log);
+  } catch (error) {
+    console.error(`bench: ${error instanceof Error ? error.message : error}`);
+    Deno.exit(1);
+  }
+}
+
 function overheadWith(keepAlive: boolean): Promise<BenchResult> {
   return overhead({
     calls: number("calls", 1000, 100),
@@ -124,6 +157,7 @@ function overheadWith(keepAlive: boolean): Promise<BenchResult> {
     warmup: number("warmup", 50, 20),
     keepAlive,
     limit: 1.25,
+    baseline,
     log,
   });
 }
@@ -137,6 +171,8 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       warmup: values.quick ? 1 : 2,
       keepAlive,
       limit: 1.5,
+      baseline,
+      baselineLimit: 0.85,
       log,
     }),
   payloads: () =>
@@ -147,6 +183,7 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       lineBytes: Math.round(number("line-mib", 40) * MiB),
       keepAlive,
       limit: 4,
+      baseline,
       log,
     }),
   soak: () =>
@@ -166,6 +203,7 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       spawns: number("remote-spawns", 6, 2),
       callLimit: 1.1,
       spawnLimit: 1,
+      baseline,
       log,
     }),
   rpc: () =>
@@ -176,6 +214,8 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       warmup: values.quick ? 5 : 20,
       queryEvents: number("rpc-query", 10_000, 1000),
       memorySamples: values.quick ? 1 : 3,
+      baseline,
+      queryLimit: 0.5,
       log,
     }),
   listen: () =>
@@ -184,18 +224,37 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       batch: values.quick ? 10 : 25,
       warmup: values.quick ? 5 : 20,
       limit: 1.1,
+      baseline,
+      log,
+    }),
+  signer: () =>
+    signer({
+      events: number("signer-events", 4000, 400),
+      batch: values.quick ? 50 : 200,
+      spawns: number("signer-spawns", 20, 3),
+      limit: 2,
+      log,
+    }),
+  code: () =>
+    codeBench({
+      rttMs: number("rtt", 40),
+      runs: number("code-runs", 10, 2),
+      reads: number("code-reads", 200, 20),
+      batch: values.quick ? 5 : 20,
+      spawns: number("code-spawns", 20, 3),
       log,
     }),
 };
 
-const env = await environment();
+const env = await environment(baseline?.dir);
+const against = env.baseline as { commit: string } | undefined;
 console.log(
   `# tinyagent benchmarks (${mode}) — Deno ${
     (env.deno as { deno: string }).deno
   }, ${env.cpus} × ${env.cpu}, ` +
     `load ${env.loadavg}, commit ${String(env.commit).slice(0, 12)}${
       env.libChanged ? " + local changes" : ""
-    }\n`,
+    }${against ? `, baseline ${String(against.commit).slice(0, 12) || baseline?.dir}` : ""}\n`,
 );
 const started = performance.now();
 let missed = 0;
