@@ -61,7 +61,7 @@ const HELP = `Usage: deno task bench [flags]
   --signer-spawns N        signer: fresh processes each to the first signature (default 20, quick 3)
   --code-runs N            code: runs of the 20-issue scenario each, per network (default 10, quick 2)
   --code-reads N           code: single reads each, per network (default 200, quick 20)
-  --code-spawns N          code: spawns each to the initialize answer (default 20, quick 3)
+  --code-spawns N          code: spawns each to the initialize answer (default 40, quick 3)
   --baseline DIR           also run the tinyagent checkout in DIR (an absolute path, e.g. a throwaway
                            \`git worktree add /tmp/base <commit>\`) in startup, overhead, payloads,
                            remote, rpc and listen, taking turns with this one, with its own deno.json
@@ -241,7 +241,7 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       runs: number("code-runs", 10, 2),
       reads: number("code-reads", 200, 20),
       batch: values.quick ? 5 : 20,
-      spawns: number("code-spawns", 20, 3),
+      spawns: number("code-spawns", 40, 3),
       log,
     }),
 };
