@@ -5,13 +5,23 @@
 // alone (lib/sandbox/worker_entry.ts). It needs read permission for its own code, which the shipped
 // flags hold until the sandbox starts; a confined run starts from main.ts.
 
+import { Fatal } from "./lib/cli/fatal.ts";
 import { ENTRY_MODULES, type EntryModules, main } from "./lib/sandbox/entry.ts";
 import { PART_MODULES, type PartName, type SessionParts } from "./lib/session/parts.ts";
 
 const LIB = new URL("./lib/", import.meta.url);
 
+/** Started without read permission for its own code (a confined run): what to run instead. */
+const CONFINED =
+  "launch.ts loads tinyagent's modules as a command needs them, which needs read permission for the " +
+  "checkout; started confined (--allow-net=HOST:PORT --allow-env=VAR only), run main.ts instead, which " +
+  "names every module up front";
+
 /** The module at `path` under lib/, imported by URL. */
-const byUrl = <T>(path: string) => (): Promise<T> => import(new URL(path, LIB).href);
+const byUrl = <T>(path: string) => (): Promise<T> =>
+  import(new URL(path, LIB).href).catch((error) => {
+    throw /^Requires read access/.test((error as Error)?.message ?? "") ? new Fatal(CONFINED) : error;
+  });
 
 const parts = Object.fromEntries(
   (Object.keys(PART_MODULES) as PartName[]).map((name) => [name, byUrl(PART_MODULES[name])]),

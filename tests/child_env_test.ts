@@ -28,6 +28,11 @@ const HELPERS: Record<string, () => Record<string, string>> = {
  */
 const UNSET: { file: string; call: string; why: string }[] = [
   { file: "bench/lib/child.ts", call: '"cat", { args: [path]', why: "cat reads a /proc file" },
+  {
+    file: "tests/robustness/code_mode_hostile_test.ts",
+    call: '"cat", { args: [`/proc/${pid}/status`]',
+    why: "cat reads a /proc file",
+  },
   { file: "bench/lib/report.ts", call: '"git", { args,', why: "git names the commit" },
   {
     file: "tests/bundle_test.ts",

@@ -9,7 +9,7 @@ import { isObject } from "../wire/json.ts";
 import { type Kind, kindSpec, MAX_URI } from "./kinds.ts";
 import { cutoffFor, editDistance, MAX_COMPARED } from "../wire/nearest.ts";
 import { arr, str, tagValue } from "./fields.ts";
-import { shortNpub } from "./npub.ts";
+import { shortNpub } from "../wire/bech32.ts";
 
 /** A value offered, with words it may also be found by (a room's name, an issue's title). */
 export interface CompletionCandidate {

@@ -8,7 +8,7 @@ import type { JsonObject } from "../wire/mcp.ts";
 import type { Kind, ResourceAddress } from "./kinds.ts";
 import { arr, bool, num, obj, str, strings } from "./fields.ts";
 import { isoTime } from "./markdown.ts";
-import { shortNpub } from "./npub.ts";
+import { shortNpub } from "../wire/bech32.ts";
 import { count, cut, oneLine } from "./text.ts";
 import { formatUri, kindPath, parseUri, type ResourceBase } from "./uri.ts";
 

@@ -5,7 +5,7 @@
 // times in UTC, keys as short npubs. Pure.
 
 import type { ResourceBase } from "./uri.ts";
-import { shortNpub } from "./npub.ts";
+import { shortNpub } from "../wire/bech32.ts";
 import { count, cut, escapeHiding, oneLine } from "./text.ts";
 
 /** What a rendering knows beyond the relay's answer. */

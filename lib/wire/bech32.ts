@@ -1,11 +1,12 @@
-// Public keys as people give them: 64 hex characters, or an npub (NIP-19,
-// bech32). Decoded here without the signing stack, so a command line naming
-// keys costs the handshake nothing. Pure.
+// Public keys as people give them and recognise them: 64 hex characters, or
+// an npub (NIP-19, bech32), and its short form `npub1abcdefgh…wxyz`. Decoded
+// and encoded here without the signing stack, so a command line naming keys
+// costs the handshake nothing, and rendering a room no cryptography. Pure.
 
 const CHARSET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
 const GENERATORS = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
 
-function polymod(values: number[]): number {
+function polymod(values: readonly number[]): number {
   let check = 1;
   for (const value of values) {
     const top = check >>> 25;
@@ -52,4 +53,41 @@ export function publicKeyHex(text: string): string | undefined {
   const bytes = bech32Bytes(trimmed, "npub");
   if (bytes?.length !== 32) return undefined;
   return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** `bytes` as 5-bit groups, the last one padded with zeros. */
+function toWords(bytes: Uint8Array): number[] {
+  const words: number[] = [];
+  let accumulator = 0, bits = 0;
+  for (const byte of bytes) {
+    accumulator = (accumulator << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      words.push((accumulator >>> bits) & 31);
+    }
+    accumulator &= (1 << bits) - 1;
+  }
+  if (bits > 0) words.push((accumulator << (5 - bits)) & 31);
+  return words;
+}
+
+/** `bytes` as bech32 with `prefix`, its checksum appended. */
+export function bech32Encode(prefix: string, bytes: Uint8Array): string {
+  const words = toWords(bytes);
+  const check = polymod([...expandedPrefix(prefix), ...words, 0, 0, 0, 0, 0, 0]) ^ 1;
+  const checksum = Array.from({ length: 6 }, (_, i) => (check >>> (5 * (5 - i))) & 31);
+  return `${prefix}1${[...words, ...checksum].map((word) => CHARSET[word]).join("")}`;
+}
+
+/** The npub of a 64-hex (lower-case) public key; undefined when `hex` is not one. */
+export function npubOf(hex: string): string | undefined {
+  if (!/^[0-9a-f]{64}$/.test(hex)) return undefined;
+  return bech32Encode("npub", Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16)));
+}
+
+/** A key's short npub (`npub1` and 8 characters, `…`, the last 4); undefined when `hex` is not a key. */
+export function shortNpub(hex: string): string | undefined {
+  const npub = npubOf(hex);
+  return npub === undefined ? undefined : `${npub.slice(0, 13)}…${npub.slice(-4)}`;
 }

@@ -100,7 +100,7 @@ Deno.test("the result: isError unless it returned; the text leads with the end, 
   assert.equal(done.isError, false);
   assert.match(
     String(done.content[0].text),
-    /^The program returned\.\nNo write was sent\.\nRelay calls: none\.\n\nReturned:\n\{\n  "n": 1\n\}\n\nLogs:\nfound 2\n\[warn\] late$/,
+    /^The program returned\.\nNo write was sent\.\nRelay calls: none\.\n\nReturned:\n\{\n {2}"n": 1\n\}\n\nLogs:\nfound 2\n\[warn\] late$/,
   );
   assert.deepEqual(done.structuredContent, {
     ok: true,

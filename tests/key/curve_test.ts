@@ -16,7 +16,10 @@ function recorder(): { lines: string[]; warn(line: string): void } {
 
 const realSources = (warn: (line: string) => void): CurveSources => ({
   wasm: async () => {
-    const [tools, { initNostrWasm }] = await Promise.all([import("nostr-tools/wasm"), import("nostr-wasm")]);
+    const [tools, { initNostrWasm }] = await Promise.all([
+      import("nostr-tools/wasm"),
+      import("nostr-wasm/gzipped"),
+    ]);
     return { tools, init: initNostrWasm };
   },
   pure: () => import("nostr-tools/pure"),

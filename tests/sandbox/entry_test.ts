@@ -2,9 +2,11 @@
 // for a checkout) hold the same modules and parts: whatever one runs, the other runs the same code.
 
 import assert from "node:assert/strict";
+import { firstWordOfWorker } from "../support/worker_start.ts";
 import { ENTRY_MODULES } from "../../lib/sandbox/entry.ts";
 import { ALL_PARTS } from "../../lib/session/all_parts.ts";
 import { PART_MODULES, type PartName } from "../../lib/session/parts.ts";
+import { loaderEnv } from "../support/tinyagent.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -66,22 +68,28 @@ Deno.test("launch.ts's graph holds the command line and the sandbox, not the pro
 });
 
 Deno.test("the compiled binary's worker entry starts with no read permission, holding every part", async () => {
-  const worker = new Worker(new URL("lib/sandbox/worker_all.ts", ROOT), {
-    type: "module",
-    deno: {
-      permissions: { net: false, env: false, read: false, write: false, run: false, ffi: false, sys: false },
-    },
-  });
-  try {
-    const first = await new Promise<unknown>((resolve, reject) => {
-      worker.onmessage = (event) => resolve(event.data);
-      worker.onerror = (event) => {
-        event.preventDefault();
-        reject(new Error(event.message));
-      };
-    });
-    assert.deepEqual(first, { type: "ready" });
-  } finally {
-    worker.terminate();
-  }
+  assert.deepEqual(await firstWordOfWorker(new URL("lib/sandbox/worker_all.ts", ROOT)), { type: "ready" });
+});
+
+Deno.test("launch.ts started confined says to run main.ts, in one line, status 1", async () => {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--allow-net=127.0.0.1:9",
+      "--allow-env=TINY_PRIVATE_KEY",
+      "launch.ts",
+      "whoami",
+    ],
+    cwd: ROOT,
+    env: { ...loaderEnv(), TINY_PRIVATE_KEY: "11".repeat(32) },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(code, 1);
+  assert.equal(new TextDecoder().decode(stdout), "");
+  assert.match(
+    new TextDecoder().decode(stderr),
+    /^tinyagent: launch\.ts loads tinyagent's modules as a command needs them, .* run main\.ts instead, which names every module up front\n$/,
+  );
 });

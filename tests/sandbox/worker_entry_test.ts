@@ -3,6 +3,7 @@
 // sandbox's permissions.
 
 import assert from "node:assert/strict";
+import { firstWordOfWorker } from "../support/worker_start.ts";
 import { parseCommand } from "../../lib/cli/args.ts";
 import type { SandboxedCommand } from "../../lib/sandbox/confine.ts";
 import { partsFor, workerEntryUrl, workerSource } from "../../lib/sandbox/worker_entry.ts";
@@ -68,22 +69,5 @@ Deno.test("each part module exists and exports what its runner calls", async () 
 
 Deno.test("a worker started from a command's entry runs it with no read permission", async () => {
   const url = workerEntryUrl(["diagnose"], new URL("../../lib/", import.meta.url));
-  const worker = new Worker(url, {
-    type: "module",
-    deno: {
-      permissions: { net: false, env: false, read: false, write: false, run: false, ffi: false, sys: false },
-    },
-  });
-  try {
-    const first = await new Promise<unknown>((resolve, reject) => {
-      worker.onmessage = (event) => resolve(event.data);
-      worker.onerror = (event) => {
-        event.preventDefault();
-        reject(new Error(event.message));
-      };
-    });
-    assert.deepEqual(first, { type: "ready" });
-  } finally {
-    worker.terminate();
-  }
+  assert.deepEqual(await firstWordOfWorker(url), { type: "ready" });
 });

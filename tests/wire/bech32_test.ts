@@ -6,8 +6,9 @@
 import assert from "node:assert/strict";
 import { generateSecretKey, getPublicKey } from "nostr-tools/pure";
 import * as nip19 from "nostr-tools/nip19";
+const { npubEncode } = nip19;
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { bech32Bytes, publicKeyHex } from "../../lib/wire/bech32.ts";
+import { bech32Bytes, npubOf, publicKeyHex, shortNpub } from "../../lib/wire/bech32.ts";
 
 const CHARSET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
 const GENERATORS = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
@@ -141,4 +142,29 @@ Deno.test("refused: characters outside the alphabet, too short, too long, empty"
   assert.equal(bech32Bytes(encode("npub", new Array(90).fill(0)), "npub"), undefined, "over 90 characters");
   assert.equal(publicKeyHex(""), undefined);
   assert.equal(publicKeyHex("npub"), undefined);
+});
+
+Deno.test("npubOf is NIP-19's npub for every key, and nothing for what is not a key", () => {
+  const keys = [
+    "3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d",
+    "0".repeat(64),
+    "f".repeat(64),
+    ...Array.from({ length: 50 }, (_, i) => (i * 2654435761 >>> 0).toString(16).padStart(8, "0").repeat(8)),
+  ];
+  for (const key of keys) assert.equal(npubOf(key), npubEncode(key), key);
+  assert.equal(
+    npubOf("3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d"),
+    "npub180cvv07tjdrrgpa0j7j7tmnyl2yr6yr7l8j4s3evf6u64th6gkwsyjh6w6",
+  );
+  for (const bad of ["", "abc", "A".repeat(64), "g".repeat(64), `${"a".repeat(64)} `]) {
+    assert.equal(npubOf(bad), undefined);
+  }
+});
+
+Deno.test("the short form: npub1, 8 characters, an ellipsis, the last 4", () => {
+  assert.equal(
+    shortNpub("3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d"),
+    "npub180cvv07t…h6w6",
+  );
+  assert.equal(shortNpub("not a key"), undefined);
 });
