@@ -59,7 +59,7 @@ const HELP = `Usage: deno task bench [flags]
   --listen-events N        listen: events to each side, relay to stdout line (default 300, quick 40)
   --signer-events N        signer: events each curve signs and verifies (default 4000, quick 400)
   --signer-spawns N        signer: fresh processes each to the first signature (default 20, quick 3)
-  --code-runs N            code: runs of the 20-issue scenario each, per network (default 10, quick 2)
+  --code-runs N            code: runs of the 20-issue scenario each, per network (default 20, quick 2)
   --code-reads N           code: single reads each, per network (default 200, quick 20)
   --code-spawns N          code: spawns each to the initialize answer (default 40, quick 3)
   --baseline DIR           also run the tinyagent checkout in DIR (an absolute path, e.g. a throwaway
@@ -238,7 +238,7 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
   code: () =>
     codeBench({
       rttMs: number("rtt", 40),
-      runs: number("code-runs", 10, 2),
+      runs: number("code-runs", 20, 2),
       reads: number("code-reads", 200, 20),
       batch: values.quick ? 5 : 20,
       spawns: number("code-spawns", 40, 3),
