@@ -5,6 +5,7 @@
 //   deno task bench                          every benchmark, full size
 //   deno task bench --quick                  a smoke run (well under a minute)
 //   deno task bench --only overhead,soak     some of them
+//   deno task bench --baseline /tmp/base     each benchmark of tinyagent also runs an older checkout
 //
 // Run `deno task bench --help` for the sizes.
 
@@ -17,6 +18,10 @@ import { remote } from "./lib/remote.ts";
 import { rpcBench } from "./lib/rpc.ts";
 import { listenBench } from "./lib/listen.ts";
 import { resourcesBench } from "./lib/resources.ts";
+import { signer } from "./lib/signer.ts";
+import { codeBench } from "./lib/code.ts";
+import { baselineAt, type Checkout } from "./lib/checkout.ts";
+import { readProc } from "./lib/child.ts";
 import { type BenchResult, environment, render, save } from "./lib/report.ts";
 import { MiB } from "./lib/stats.ts";
 
@@ -30,6 +35,8 @@ const BENCHMARKS = [
   "rpc",
   "listen",
   "resources",
+  "signer",
+  "code",
 ] as const;
 type Name = (typeof BENCHMARKS)[number];
 
@@ -54,6 +61,16 @@ const HELP = `Usage: deno task bench [flags]
   --listen-events N        listen: events to each side, relay to stdout line (default 300, quick 40)
   --resource-reads N       resources: reads of a room each way, as a resource and as a tool (default 500, quick 50)
   --resource-changing-reads N  resources: the same of a room that changes before every read (default 200, quick 20)
+  --signer-events N        signer: events each curve signs and verifies (default 4000, quick 400)
+  --signer-spawns N        signer: fresh processes each to the first signature (default 20, quick 3)
+  --code-runs N            code: runs of the 20-issue scenario each, per network (default 20, quick 2)
+  --code-reads N           code: single reads each, per network (default 200, quick 20)
+  --code-spawns N          code: spawns each to the initialize answer (default 40, quick 3)
+  --baseline DIR           also run the tinyagent checkout in DIR (an absolute path, e.g. a throwaway
+                           \`git worktree add /tmp/base <commit>\`) in startup, overhead, payloads,
+                           remote, rpc and listen, taking turns with this one, with its own deno.json
+                           and lockfile (--config DIR/deno.json); its packages are cached first with
+                           \`deno cache --config DIR/deno.json DIR/main.ts\`
   --no-keepalive           the relay closes every connection in every benchmark (default: keep-alive;
                            overhead-close is the overhead benchmark with this setting)
   --out DIR                where JSON results go (default bench/results; the task may write only there)
@@ -82,6 +99,12 @@ const { values } = parseArgs({
     "listen-events": { type: "string" },
     "resource-reads": { type: "string" },
     "resource-changing-reads": { type: "string" },
+    "signer-events": { type: "string" },
+    "signer-spawns": { type: "string" },
+    "code-runs": { type: "string" },
+    "code-reads": { type: "string" },
+    "code-spawns": { type: "string" },
+    baseline: { type: "string" },
     "no-keepalive": { type: "boolean", default: false },
     out: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
@@ -123,6 +146,16 @@ const outDir = values.out ?? new URL("./results", import.meta.url).pathname;
 const log = (line: string) => console.error(`bench: ${line}`);
 const mode = values.quick ? "quick" : "full";
 
+let baseline: Checkout | undefined;
+if (values.baseline !== undefined) {
+  try {
+    baseline = await baselineAt(values.baseline, readProc, log);
+  } catch (error) {
+    console.error(`bench: ${error instanceof Error ? error.message : error}`);
+    Deno.exit(1);
+  }
+}
+
 function overheadWith(keepAlive: boolean): Promise<BenchResult> {
   return overhead({
     calls: number("calls", 1000, 100),
@@ -130,6 +163,7 @@ function overheadWith(keepAlive: boolean): Promise<BenchResult> {
     warmup: number("warmup", 50, 20),
     keepAlive,
     limit: 1.25,
+    baseline,
     log,
   });
 }
@@ -143,6 +177,8 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       warmup: values.quick ? 1 : 2,
       keepAlive,
       limit: 1.5,
+      baseline,
+      baselineLimit: 0.85,
       log,
     }),
   payloads: () =>
@@ -153,6 +189,7 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       lineBytes: Math.round(number("line-mib", 40) * MiB),
       keepAlive,
       limit: 4,
+      baseline,
       log,
     }),
   soak: () =>
@@ -172,6 +209,7 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       spawns: number("remote-spawns", 6, 2),
       callLimit: 1.1,
       spawnLimit: 1,
+      baseline,
       log,
     }),
   rpc: () =>
@@ -182,6 +220,8 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       warmup: values.quick ? 5 : 20,
       queryEvents: number("rpc-query", 10_000, 1000),
       memorySamples: values.quick ? 1 : 3,
+      baseline,
+      queryLimit: 0.5,
       log,
     }),
   listen: () =>
@@ -190,6 +230,24 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       batch: values.quick ? 10 : 25,
       warmup: values.quick ? 5 : 20,
       limit: 1.1,
+      baseline,
+      log,
+    }),
+  signer: () =>
+    signer({
+      events: number("signer-events", 4000, 400),
+      batch: values.quick ? 50 : 200,
+      spawns: number("signer-spawns", 20, 3),
+      limit: 2,
+      log,
+    }),
+  code: () =>
+    codeBench({
+      rttMs: number("rtt", 40),
+      runs: number("code-runs", 20, 2),
+      reads: number("code-reads", 200, 20),
+      batch: values.quick ? 5 : 20,
+      spawns: number("code-spawns", 40, 3),
       log,
     }),
   resources: () =>
@@ -203,14 +261,15 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
     }),
 };
 
-const env = await environment();
+const env = await environment(baseline?.dir);
+const against = env.baseline as { commit: string } | undefined;
 console.log(
   `# tinyagent benchmarks (${mode}) — Deno ${
     (env.deno as { deno: string }).deno
   }, ${env.cpus} × ${env.cpu}, ` +
     `load ${env.loadavg}, commit ${String(env.commit).slice(0, 12)}${
       env.libChanged ? " + local changes" : ""
-    }\n`,
+    }${against ? `, baseline ${String(against.commit).slice(0, 12) || baseline?.dir}` : ""}\n`,
 );
 const started = performance.now();
 let missed = 0;

@@ -4,6 +4,7 @@
 
 import { concatBytes } from "@noble/hashes/utils.js";
 import { command, narrowFlags, type SpawnOptions } from "../../tests/support/tinyagent.ts";
+import { type Checkout, HERE } from "./checkout.ts";
 
 /** A received line: its bytes, and performance.now() when its newline arrived. */
 export interface Line {
@@ -23,15 +24,22 @@ export interface Memory {
   hwm: number;
 }
 
-/** The commands the benchmarks compare. */
+/**
+ * The commands the benchmarks compare. "baseline" and "baseline-rpc" are tinyagent's `mcp` and `rpc`
+ * from the older checkout given with --baseline, run exactly as "tinyagent" and "rpc" are from this one.
+ */
 export type Program =
   | "tinyagent"
+  | "baseline"
   | "floor"
   | "empty"
   | "empty-stream"
   | "rpc"
+  | "baseline-rpc"
   | "rpc-floor"
-  | "ws-floor";
+  | "ws-floor"
+  | "first-sign-native"
+  | "first-sign-pure";
 
 export interface ChildSpec {
   program: Program;
@@ -41,31 +49,56 @@ export interface ChildSpec {
   keyHex: string;
   /** Runtime flags added for every program alike (e.g. `--inspect=…`); never permissions. */
   extraFlags?: string[];
-  /** Permission flags instead of the narrow ones (shippedFlags(), say). */
-  flags?: string[];
+  /**
+   * tinyagent (or the baseline) as shipped from a checkout: its start task's flags and entry
+   * (launch.ts here), not the narrow flags and main.ts. The other programs keep the narrow flags.
+   */
+  shipped?: boolean;
+  /** The checkout the baseline programs run (required for them). */
+  baseline?: Checkout;
   /** Environment added besides the key (DENO_CERT, say). */
   env?: Record<string, string>;
-  /** Arguments after the program's own (ws-floor: its filter). */
+  /** Arguments after the program's own (tinyagent: more flags; ws-floor: its filter). */
   args?: string[];
 }
 
 const BENCH = new URL("../", import.meta.url).pathname;
 
-/** `deno run --quiet <narrow flags> <script> …` for each program, all with the same flags and key. */
+/** `deno run <flags> <entry> <command> --relay <url> …` of a tinyagent checkout. */
+function tinyagentOptions(spec: ChildSpec, checkout: Checkout, command: "mcp" | "rpc"): SpawnOptions {
+  const permissions = spec.shipped ? checkout.shipped.flags : narrowFlags(spec.relayHost);
+  return {
+    flags: [...checkout.configFlags, ...(spec.extraFlags ?? []), ...permissions],
+    env: { ...spec.env, TINY_PRIVATE_KEY: spec.keyHex },
+    script: `${checkout.dir}${spec.shipped ? checkout.shipped.entry : "main.ts"}`,
+    args: [command, "--relay", spec.relayUrl, ...(spec.args ?? [])],
+  };
+}
+
+function baselineOf(spec: ChildSpec): Checkout {
+  if (!spec.baseline) throw new Error(`${spec.program}: no baseline checkout given (--baseline DIR)`);
+  return spec.baseline;
+}
+
+/** `deno run --quiet <flags> <script> …` for each program, all with the same flags and key. */
 export function spawnOptions(spec: ChildSpec): SpawnOptions {
-  const flags = [...(spec.extraFlags ?? []), ...(spec.flags ?? narrowFlags(spec.relayHost))];
+  const flags = [...(spec.extraFlags ?? []), ...narrowFlags(spec.relayHost)];
   const env = { ...spec.env, TINY_PRIVATE_KEY: spec.keyHex };
   switch (spec.program) {
     case "tinyagent":
-      return { flags, env, args: ["mcp", "--relay", spec.relayUrl] };
+      return tinyagentOptions(spec, HERE, "mcp");
+    case "baseline":
+      return tinyagentOptions(spec, baselineOf(spec), "mcp");
+    case "rpc":
+      return tinyagentOptions(spec, HERE, "rpc");
+    case "baseline-rpc":
+      return tinyagentOptions(spec, baselineOf(spec), "rpc");
     case "floor":
       return { flags, env, script: `${BENCH}floor.ts`, args: [spec.relayUrl] };
     case "empty":
       return { flags, env, script: `${BENCH}empty.ts`, args: [] };
     case "empty-stream":
       return { flags, env, script: `${BENCH}empty.ts`, args: ["stream"] };
-    case "rpc":
-      return { flags, env, args: ["rpc", "--relay", spec.relayUrl] };
     case "rpc-floor":
       return { flags, env, script: `${BENCH}rpc_floor.ts`, args: [spec.relayUrl] };
     case "ws-floor":
@@ -75,6 +108,10 @@ export function spawnOptions(spec: ChildSpec): SpawnOptions {
         script: `${BENCH}ws_floor.ts`,
         args: [spec.relayUrl.replace(/^http/, "ws"), ...(spec.args ?? [])],
       };
+    case "first-sign-native":
+      return { flags, env, script: `${BENCH}first_sign_native.ts`, args: [] };
+    case "first-sign-pure":
+      return { flags, env, script: `${BENCH}first_sign_pure.ts`, args: [] };
   }
 }
 

@@ -6,6 +6,7 @@ import {
   type ToolHandler,
 } from "../../tests/support/strict_relay/mod.ts";
 import { newKey, type TestKey } from "../../tests/support/tinyagent.ts";
+import type { Checkout } from "./checkout.ts";
 import { type ChildSpec, type LineChild, type Program, resultOf } from "./child.ts";
 
 /** The small fixed answer of the per-call benchmarks. */
@@ -22,7 +23,7 @@ export interface Fixture {
 }
 
 export async function fixture(
-  options: { keepAlive: boolean; tools?: Record<string, ToolHandler> },
+  options: { keepAlive: boolean; tools?: Record<string, ToolHandler>; baseline?: Checkout },
 ): Promise<Fixture> {
   const relay = await startStrictRelay({ keepAlive: options.keepAlive });
   relay.setTool(SMALL_TOOL, () => SMALL_RESULT);
@@ -31,7 +32,13 @@ export async function fixture(
   const result: Fixture = {
     relay,
     key,
-    spec: (program) => ({ program, relayUrl: relay.url, relayHost: relay.host, keyHex: key.hex }),
+    spec: (program) => ({
+      program,
+      relayUrl: relay.url,
+      relayHost: relay.host,
+      keyHex: key.hex,
+      ...(options.baseline ? { baseline: options.baseline } : {}),
+    }),
     forget: () => void (relay.requests.length = 0),
     close: () => relay.close(),
   };

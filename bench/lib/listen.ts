@@ -9,22 +9,28 @@ import { type ChildSpec, type Line, LineChild, spawnOptions, timedLines } from "
 import { fixture, INITIALIZE_PARAMS, requestLine } from "./fixture.ts";
 import type { BenchResult, Target } from "./report.ts";
 import { ms, ratioInterval, summarize, times } from "./stats.ts";
+import type { Checkout } from "./checkout.ts";
+import { versusBaseline } from "./report.ts";
+import { takeTurns } from "./turns.ts";
 
 export interface ListenBenchOptions {
   events: number;
   batch: number;
   warmup: number;
   limit: number;
+  /** The older checkout to run beside this one (listening in a room of its own). */
+  baseline?: Checkout;
   log(line: string): void;
 }
 
 const someone = generateSecretKey();
 const decoder = new TextDecoder();
-const ROOM = "bench";
+/** The room each tinyagent listens in: the two share the key, so each needs its own. */
+const ROOMS = { agent: "bench", baseline: "bench-baseline" };
 
 /**
- * tinyagent as `mcp --listen bench --allow-from <someone>`, driven like LineChild (whose programs take
- * no extra arguments): lines timed at their newline's arrival, stderr kept.
+ * tinyagent as `mcp --listen <room> --allow-from <someone>`, driven like LineChild: lines timed at
+ * their newline's arrival, stderr kept.
  */
 class ListenChild {
   readonly process: Deno.ChildProcess;
@@ -35,9 +41,11 @@ class ListenChild {
   #ended = false;
   #done: Promise<void>;
 
-  constructor(spec: ChildSpec) {
-    const options = spawnOptions(spec);
-    options.args.push("--listen", ROOM, "--allow-from", getPublicKey(someone));
+  constructor(spec: ChildSpec, room: string) {
+    const options = spawnOptions({
+      ...spec,
+      args: ["--listen", room, "--allow-from", getPublicKey(someone)],
+    });
     this.process = command(options).spawn();
     this.#writer = this.process.stdin.getWriter();
     this.#done = Promise.all([this.#readStdout(), this.#readStderr()]).then(() => {});
@@ -101,60 +109,62 @@ async function live(child: ListenChild): Promise<void> {
   }
 }
 
+/** The host's handshake; the listener starts after the first answer. Waits until it is live. */
+async function started(agent: ListenChild): Promise<void> {
+  const init = agent.nextLine();
+  await agent.write(requestLine("initialize", INITIALIZE_PARAMS));
+  await init;
+  await agent.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+  const list = agent.nextLine();
+  await agent.write(requestLine("tools/list", {}));
+  await list;
+  await live(agent);
+}
+
+type Side = "agent" | "floor" | "baseline";
+
 export async function listenBench(options: ListenBenchOptions): Promise<BenchResult> {
-  const fx = await fixture({ keepAlive: true });
-  const agent = new ListenChild(fx.spec("tinyagent"));
+  const fx = await fixture({ keepAlive: true, baseline: options.baseline });
+  const sides: Side[] = options.baseline ? ["agent", "floor", "baseline"] : ["agent", "floor"];
+  const agents: Partial<Record<Side, ListenChild>> = {
+    agent: new ListenChild(fx.spec("tinyagent"), ROOMS.agent),
+  };
+  if (options.baseline) agents.baseline = new ListenChild(fx.spec("baseline"), ROOMS.baseline);
   const floor = new LineChild({
     ...fx.spec("ws-floor"),
     args: [JSON.stringify({ kinds: [9], "#h": ["floor"] })],
   });
   try {
-    // The host's handshake; the listener starts after the first answer.
-    const init = agent.nextLine();
-    await agent.write(requestLine("initialize", INITIALIZE_PARAMS));
-    await init;
-    await agent.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
-    const list = agent.nextLine();
-    await agent.write(requestLine("tools/list", {}));
-    await list;
-    await live(agent);
+    for (const agent of Object.values(agents)) await started(agent);
     for (;;) if (JSON.parse(decoder.decode((await floor.nextLine()).bytes)).event === "connected") break;
 
     const total = options.events + options.warmup;
-    const pools = {
-      agent: eventsFor([["h", ROOM], ["p", fx.key.pubkey]], total),
+    const pools: Record<Side, NostrEvent[]> = {
+      agent: eventsFor([["h", ROOMS.agent], ["p", fx.key.pubkey]], total),
       floor: eventsFor([["h", "floor"]], total),
+      baseline: options.baseline ? eventsFor([["h", ROOMS.baseline], ["p", fx.key.pubkey]], total) : [],
     };
-    const used = { agent: 0, floor: 0 };
-    const deliver = async (side: "agent" | "floor"): Promise<number> => {
+    const used = { agent: 0, floor: 0, baseline: 0 };
+    const deliver = async (side: Side): Promise<number> => {
       const event = pools[side][used[side]++];
-      const line = side === "agent" ? agent.nextLine() : floor.nextLine();
+      const line = side === "floor" ? floor.nextLine() : agents[side]!.nextLine();
       const started = performance.now();
       fx.relay.inject(event);
       const received = await line;
       const message = JSON.parse(decoder.decode(received.bytes));
-      const id = side === "agent" ? message.params?.meta?.event_id : message.data?.id;
+      const id = side === "floor" ? message.data?.id : message.params?.meta?.event_id;
       if (id !== event.id) throw new Error(`${side}: ${JSON.stringify(message).slice(0, 300)}`);
-      if (side === "agent" && message.method !== "notifications/claude/channel") {
+      if (side !== "floor" && message.method !== "notifications/claude/channel") {
         throw new Error(`not a channel notification: ${JSON.stringify(message).slice(0, 300)}`);
       }
       return received.at - started;
     };
-    for (let i = 0; i < options.warmup; i++) {
-      for (const side of ["agent", "floor"] as const) await deliver(side);
-    }
-    const samples: [number[], number[]] = [[], []];
-    for (let b = 0; b * options.batch < options.events; b++) {
-      const order = b % 2 === 0 ? [0, 1] : [1, 0];
-      for (const side of order) {
-        for (let i = 0; i < options.batch && samples[side].length < options.events; i++) {
-          samples[side].push(await deliver(side === 0 ? "agent" : "floor"));
-        }
-      }
-    }
-    const [a, b] = samples.map(summarize);
+    for (let i = 0; i < options.warmup; i++) for (const side of sides) await deliver(side);
+    const samples = await takeTurns(sides, options.events, options.batch, deliver);
+    const [a, b] = [summarize(samples.agent), summarize(samples.floor)];
+    const base = samples.baseline ? summarize(samples.baseline) : undefined;
     const ratio = a.p50 / b.p50;
-    const [low, high] = ratioInterval(samples[0], samples[1]);
+    const [low, high] = ratioInterval(samples.agent, samples.floor);
     const target: Target = {
       what: "relay event → stdout line p50 mcp --listen / bare client",
       limit: `≤ ${times(options.limit)}`,
@@ -162,6 +172,10 @@ export async function listenBench(options: ListenBenchOptions): Promise<BenchRes
       met: ratio <= options.limit,
     };
     options.log("listen: done");
+    const ratios = (
+      label: string,
+      s: typeof a,
+    ) => [label, "", times(a.p50 / s.p50), times(a.p95 / s.p95), times(a.mean / s.mean)];
     return {
       name: "listen",
       title: `mcp --listen (${options.events} events each, batches of ${options.batch})`,
@@ -169,23 +183,39 @@ export async function listenBench(options: ListenBenchOptions): Promise<BenchRes
       rows: [
         ["mcp --listen channel line", String(a.n), ms(a.p50), ms(a.p95), ms(a.mean)],
         ["bare websocket client", String(b.n), ms(b.p50), ms(b.p95), ms(b.mean)],
-        [
-          `ratio (${times(low)} – ${times(high)})`,
-          "",
-          times(ratio),
-          times(a.p95 / b.p95),
-          times(a.mean / b.mean),
-        ],
+        ratios(`ratio (${times(low)} – ${times(high)})`, b),
+        ...(base
+          ? [
+            ["baseline mcp --listen channel line", String(base.n), ms(base.p50), ms(base.p95), ms(base.mean)],
+            ratios("ratio now / baseline", base),
+          ]
+          : []),
       ],
-      targets: [target],
+      targets: [
+        target,
+        ...(samples.baseline
+          ? [versusBaseline("channel line p50 now / baseline", samples.agent, samples.baseline)]
+          : []),
+      ],
       notes: [
         "Both run under the narrow flags (the relay's host:port, the key variable) and check each event's signature (nostr-tools); tinyagent also decides whether the event is addressed to the agent and writes the channel notification (its tiny_inbox copy included).",
         "Timed from just before the relay stores the event (its own signature check included, alike for both) to the arrival of the line's newline in this process.",
+        ...(base
+          ? ["The baseline listens in a room of its own (the same key), so each event reaches one listener."]
+          : []),
       ],
-      data: { options: { ...options, log: undefined }, a, b, ratio, interval: [low, high], samples },
+      data: {
+        options: { ...options, log: undefined },
+        a,
+        b,
+        ...(base ? { baseline: base } : {}),
+        ratio,
+        interval: [low, high],
+        samples,
+      },
     };
   } finally {
-    await agent.close();
+    for (const agent of Object.values(agents)) await agent.close();
     await floor.close();
     await fx.close();
   }

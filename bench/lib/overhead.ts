@@ -3,7 +3,9 @@
 
 import { LineChild } from "./child.ts";
 import { fixture, handshake, smallCall } from "./fixture.ts";
-import type { BenchResult } from "./report.ts";
+import type { Checkout } from "./checkout.ts";
+import { type BenchResult, versusBaseline } from "./report.ts";
+import { takeTurns } from "./turns.ts";
 import { ms, ratioInterval, summarize, times } from "./stats.ts";
 
 export interface OverheadOptions {
@@ -13,43 +15,38 @@ export interface OverheadOptions {
   keepAlive: boolean;
   /** The limit on p50(tinyagent) / p50(floor). */
   limit: number;
+  /** The older checkout to run beside this one. */
+  baseline?: Checkout;
   log(line: string): void;
 }
 
+type Side = "tinyagent" | "floor" | "baseline";
+
 export async function overhead(options: OverheadOptions): Promise<BenchResult> {
-  const fx = await fixture({ keepAlive: options.keepAlive });
-  const tinyagent = new LineChild(fx.spec("tinyagent"));
-  const floor = new LineChild(fx.spec("floor"));
-  const samples: Record<"tinyagent" | "floor", number[]> = { tinyagent: [], floor: [] };
+  const fx = await fixture({ keepAlive: options.keepAlive, baseline: options.baseline });
+  const sides: Side[] = options.baseline ? ["tinyagent", "floor", "baseline"] : ["tinyagent", "floor"];
+  const children = Object.fromEntries(sides.map((side) => [side, new LineChild(fx.spec(side))]));
+  let samples: Partial<Record<Side, number[]>>;
   try {
-    await handshake(tinyagent);
-    for (let i = 0; i < options.warmup; i++) {
-      await smallCall(tinyagent);
-      await smallCall(floor);
-    }
+    for (const side of sides) if (side !== "floor") await handshake(children[side]);
+    for (let i = 0; i < options.warmup; i++) for (const side of sides) await smallCall(children[side]);
     fx.forget();
-    const batches = Math.ceil(options.calls / options.batch);
-    for (let b = 0; b < batches; b++) {
-      const order = b % 2 === 0 ? [tinyagent, floor] : [floor, tinyagent];
-      for (const child of order) {
-        const program = child.spec.program as "tinyagent" | "floor";
-        for (let i = 0; i < options.batch && samples[program].length < options.calls; i++) {
-          samples[program].push(await smallCall(child));
-        }
-      }
-      fx.forget();
-    }
-    options.log(`overhead: ${samples.tinyagent.length} + ${samples.floor.length} calls done`);
+    samples = await takeTurns(sides, options.calls, options.batch, async (side, n) => {
+      // The relay's record of requests would pile up in this process.
+      if (n % options.batch === 0) fx.forget();
+      return await smallCall(children[side]);
+    });
+    options.log(`overhead: ${options.calls} calls each for ${sides.join(", ")} done`);
   } finally {
-    await tinyagent.close();
-    await floor.close();
+    for (const side of sides) await children[side].close();
     await fx.close();
   }
-  const a = summarize(samples.tinyagent);
-  const b = summarize(samples.floor);
+  const a = summarize(samples.tinyagent!);
+  const b = summarize(samples.floor!);
+  const base = samples.baseline ? summarize(samples.baseline) : undefined;
   const ratio50 = a.p50 / b.p50;
   const ratio95 = a.p95 / b.p95;
-  const [low, high] = ratioInterval(samples.tinyagent, samples.floor);
+  const [low, high] = ratioInterval(samples.tinyagent!, samples.floor!);
   const row = (name: string, s: typeof a) => [name, String(s.n), ms(s.p50), ms(s.p95), ms(s.mean), ms(s.min)];
   return {
     name: options.keepAlive ? "overhead" : "overhead-close",
@@ -70,13 +67,31 @@ export async function overhead(options: OverheadOptions): Promise<BenchResult> {
       ],
       ["p50 ratio, 95% bootstrap interval", "", `${times(low)} – ${times(high)}`, "", "", ""],
       ["overhead (tinyagent − floor)", "", ms(a.p50 - b.p50), ms(a.p95 - b.p95), ms(a.mean - b.mean), ""],
+      ...(base
+        ? [
+          row("baseline (its main.ts mcp)", base),
+          [
+            "ratio tinyagent / baseline",
+            "",
+            times(a.p50 / base.p50),
+            times(a.p95 / base.p95),
+            times(a.mean / base.mean),
+            times(a.min / base.min),
+          ],
+        ]
+        : []),
     ],
-    targets: [{
-      what: "p50 tinyagent / floor",
-      limit: `≤ ${times(options.limit)}`,
-      measured: times(ratio50),
-      met: ratio50 <= options.limit,
-    }],
+    targets: [
+      {
+        what: "p50 tinyagent / floor",
+        limit: `≤ ${times(options.limit)}`,
+        measured: times(ratio50),
+        met: ratio50 <= options.limit,
+      },
+      ...(samples.baseline
+        ? [versusBaseline("p50 now / baseline", samples.tinyagent!, samples.baseline)]
+        : []),
+    ],
     notes: [
       options.keepAlive
         ? "Both keep one connection to the relay: tinyagent its own transport (lib/transport/kept_connection.ts), the floor fetch's pool."
@@ -88,6 +103,7 @@ export async function overhead(options: OverheadOptions): Promise<BenchResult> {
       options: { ...options, log: undefined },
       tinyagent: a,
       floor: b,
+      ...(base ? { baseline: base } : {}),
       ratio50,
       ratio95,
       interval: [low, high],

@@ -5,7 +5,9 @@
 
 import { LineChild, type Program, resultOf } from "./child.ts";
 import { fixture, handshake, sleep, smallCall } from "./fixture.ts";
-import type { BenchResult, Target } from "./report.ts";
+import type { Checkout } from "./checkout.ts";
+import { type BenchResult, type Target, versusBaselineValue } from "./report.ts";
+import { rotation } from "./turns.ts";
 import { median, MiB, mib, ms, times } from "./stats.ts";
 
 export interface PayloadOptions {
@@ -16,6 +18,8 @@ export interface PayloadOptions {
   keepAlive: boolean;
   /** The limit on peak RSS / payload. */
   limit: number;
+  /** The older checkout to run beside this one. */
+  baseline?: Checkout;
   log(line: string): void;
 }
 
@@ -82,8 +86,10 @@ export async function payloads(options: PayloadOptions): Promise<BenchResult> {
     isError: false,
   };
   const text = { content: [{ type: "text", text: loremText(options.textBytes) }], isError: false };
+  const programs: Program[] = ["tinyagent", "floor", ...(options.baseline ? ["baseline" as const] : [])];
   const fx = await fixture({
     keepAlive: options.keepAlive,
+    baseline: options.baseline,
     tools: {
       read_attachment: () => attachment,
       read_file: () => text,
@@ -107,8 +113,8 @@ export async function payloads(options: PayloadOptions): Promise<BenchResult> {
       }),
       check(program, result) {
         assert(result.content?.[0]?.data?.length === data.length, `${program}: the image block is not whole`);
-        if (program === "tinyagent") {
-          assert(result.structuredContent?.truncated === true, "tinyagent: structuredContent not bounded");
+        if (program !== "floor") {
+          assert(result.structuredContent?.truncated === true, `${program}: structuredContent not bounded`);
         } else assert(result.structuredContent?.data === data, "floor: structuredContent.data not whole");
       },
     },
@@ -125,10 +131,10 @@ export async function payloads(options: PayloadOptions): Promise<BenchResult> {
       }),
       check(program, result) {
         const got = result.content?.[0]?.text ?? "";
-        if (program === "tinyagent") {
+        if (program !== "floor") {
           assert(
             got.endsWith(`[truncated: 65536 of ${options.textBytes} bytes shown]`),
-            `tinyagent: text not cut: …${got.slice(-80)}`,
+            `${program}: text not cut: …${got.slice(-80)}`,
           );
         } else assert(got.length === options.textBytes, "floor: text not whole");
       },
@@ -159,13 +165,13 @@ export async function payloads(options: PayloadOptions): Promise<BenchResult> {
   const samples: Record<string, Record<string, Sample[]>> = {};
   try {
     for (const c of cases) {
-      samples[c.key] = { tinyagent: [], floor: [] };
+      samples[c.key] = Object.fromEntries(programs.map((program) => [program, []]));
       for (let i = 0; i < options.samples; i++) {
-        const order: Program[] = i % 2 === 0 ? ["tinyagent", "floor"] : ["floor", "tinyagent"];
+        const order = rotation(programs, i);
         for (const program of order) {
           const child = new LineChild(fx.spec(program));
           try {
-            if (program === "tinyagent") await handshake(child);
+            if (program !== "floor") await handshake(child);
             await smallCall(child);
             await sleep(300);
             const idle = await child.memory();
@@ -195,7 +201,7 @@ export async function payloads(options: PayloadOptions): Promise<BenchResult> {
   const targets: Target[] = [];
   const summary: Record<string, unknown> = {};
   for (const c of cases) {
-    for (const program of ["tinyagent", "floor"] as const) {
+    for (const program of programs) {
       const list = samples[c.key][program];
       const m = (pick: (s: Sample) => number) => median(list.map(pick));
       const time = m((s) => s.ms);
@@ -238,6 +244,12 @@ export async function payloads(options: PayloadOptions): Promise<BenchResult> {
           judged: false,
         });
       }
+    }
+    if (options.baseline) {
+      const peakOf = (program: Program) => median(samples[c.key][program].map((s) => s.peak));
+      targets.push(
+        versusBaselineValue(`${c.key}: peak RSS now / baseline`, peakOf("tinyagent"), peakOf("baseline")),
+      );
     }
   }
   return {

@@ -10,7 +10,6 @@
 //   - one long session each, driven in alternating batches: per-call round trips, and the
 //     connections the whole session opened.
 
-import { shippedFlags } from "../../scripts/shipped_flags.ts";
 import {
   startStrictRelay,
   type StrictRelay,
@@ -19,10 +18,12 @@ import {
 import { startTcpProxy, type TcpProxy } from "../../tests/support/robustness_kit.ts";
 import { newKey, type TestKey } from "../../tests/support/tinyagent.ts";
 import { testCertificates } from "../../tests/support/tls.ts";
-import { type ChildSpec, LineChild, type Program } from "./child.ts";
+import type { Checkout } from "./checkout.ts";
+import { type ChildSpec, LineChild } from "./child.ts";
 import { handshake, SMALL_RESULT, SMALL_TOOL, smallCall } from "./fixture.ts";
-import type { BenchResult, Target } from "./report.ts";
+import { type BenchResult, type Target, versusBaseline } from "./report.ts";
 import { median, ms, summarize, times } from "./stats.ts";
+import { rotation } from "./turns.ts";
 
 export interface RemoteOptions {
   /** The added round trip, in ms (half each way). */
@@ -36,21 +37,22 @@ export interface RemoteOptions {
   /** Limits, as ratios tinyagent / floor. */
   callLimit: number;
   spawnLimit: number;
+  /** The older checkout to run beside this one, as shipped from it. */
+  baseline?: Checkout;
   log(line: string): void;
 }
 
-interface Scenario {
+export interface Scenario {
   key: string;
   title: string;
   relay: StrictRelayOptions;
   delayed: boolean;
 }
 
-type Side = "tinyagent" | "floor";
-const SIDES: Side[] = ["tinyagent", "floor"];
+type Side = "tinyagent" | "floor" | "baseline";
 
 /** One program's relay (and proxy): the URL it is given and the count of connections it made. */
-interface Endpoint {
+export interface Endpoint {
   relay: StrictRelay;
   proxy?: TcpProxy;
   url: string;
@@ -68,7 +70,8 @@ interface Samples {
   sessionRequests: number;
 }
 
-async function endpoint(scenario: Scenario, delayMs: number): Promise<Endpoint> {
+/** A relay for one program in `scenario`: TLS or not, behind the delay proxy or not. */
+export async function endpoint(scenario: Scenario, delayMs: number): Promise<Endpoint> {
   const relay = await startStrictRelay(scenario.relay);
   relay.setTool(SMALL_TOOL, () => SMALL_RESULT);
   if (!scenario.delayed) return { relay, url: relay.url, host: relay.host };
@@ -76,15 +79,15 @@ async function endpoint(scenario: Scenario, delayMs: number): Promise<Endpoint> 
   return { relay, proxy, url: `${relay.scheme}://${proxy.host}`, host: proxy.host };
 }
 
-function spec(side: Side, at: Endpoint, key: TestKey, caFile: string): ChildSpec {
-  const program: Program = side;
+function spec(side: Side, at: Endpoint, key: TestKey, caFile: string, baseline?: Checkout): ChildSpec {
   return {
-    program,
+    program: side,
     relayUrl: at.url,
     relayHost: at.host,
     keyHex: key.hex,
     // tinyagent as shipped (its worker narrows itself to the relay); the floor with the narrow flags.
-    flags: side === "tinyagent" ? shippedFlags() : undefined,
+    shipped: side !== "floor",
+    ...(baseline ? { baseline } : {}),
     env: { DENO_CERT: caFile },
   };
 }
@@ -104,11 +107,13 @@ async function runScenario(
   scenario: Scenario,
   options: RemoteOptions,
   caFile: string,
-): Promise<Record<Side, Samples>> {
+): Promise<Partial<Record<Side, Samples>>> {
+  const sides: Side[] = options.baseline ? ["tinyagent", "floor", "baseline"] : ["tinyagent", "floor"];
   const key = newKey();
   const ends = {} as Record<Side, Endpoint>;
   const samples = {} as Record<Side, Samples>;
-  for (const side of SIDES) {
+  const specOf = (side: Side) => spec(side, ends[side], key, caFile, options.baseline);
+  for (const side of sides) {
     ends[side] = await endpoint(scenario, options.rttMs / 2);
     samples[side] = {
       calls: [],
@@ -121,28 +126,24 @@ async function runScenario(
   }
   try {
     for (let i = 0; i < options.spawns; i++) {
-      for (const side of i % 2 === 0 ? SIDES : [...SIDES].reverse()) {
+      for (const side of rotation(sides, i)) {
         const before = ends[side].relay.connections;
-        const child = new LineChild(spec(side, ends[side], key, caFile));
-        const t = await spawnOnce(child);
+        const t = await spawnOnce(new LineChild(specOf(side)));
         samples[side].spawnToCall.push(t.spawnToCall);
         samples[side].firstCall.push(t.firstCall);
         samples[side].spawnConnections.push(ends[side].relay.connections - before);
         ends[side].relay.requests.length = 0;
       }
     }
-    const before = { tinyagent: ends.tinyagent.relay.connections, floor: ends.floor.relay.connections };
-    const children = {
-      tinyagent: new LineChild(spec("tinyagent", ends.tinyagent, key, caFile)),
-      floor: new LineChild(spec("floor", ends.floor, key, caFile)),
-    };
-    const requests = { tinyagent: 0, floor: 0 };
+    const before = Object.fromEntries(sides.map((side) => [side, ends[side].relay.connections]));
+    const children = Object.fromEntries(sides.map((side) => [side, new LineChild(specOf(side))]));
+    const requests = Object.fromEntries(sides.map((side) => [side, 0]));
     try {
-      for (const side of SIDES) await handshake(children[side]);
-      for (let i = 0; i < options.warmup; i++) for (const side of SIDES) await smallCall(children[side]);
+      for (const side of sides) await handshake(children[side]);
+      for (let i = 0; i < options.warmup; i++) for (const side of sides) await smallCall(children[side]);
       const batches = Math.ceil(options.calls / options.batch);
       for (let b = 0; b < batches; b++) {
-        for (const side of b % 2 === 0 ? SIDES : [...SIDES].reverse()) {
+        for (const side of rotation(sides, b)) {
           for (let i = 0; i < options.batch && samples[side].calls.length < options.calls; i++) {
             samples[side].calls.push(await smallCall(children[side]));
           }
@@ -151,18 +152,19 @@ async function runScenario(
         }
       }
     } finally {
-      for (const side of SIDES) await children[side].close();
+      for (const side of sides) await children[side].close();
     }
-    for (const side of SIDES) {
+    for (const side of sides) {
       samples[side].sessionConnections = ends[side].relay.connections - before[side];
       samples[side].sessionRequests = requests[side] + ends[side].relay.requests.length;
     }
     options.log(
-      `remote: ${scenario.key}: ${samples.tinyagent.calls.length} + ${samples.floor.calls.length} calls, ` +
-        `${options.spawns} + ${options.spawns} spawns`,
+      `remote: ${scenario.key}: ${options.calls} calls and ${options.spawns} spawns each for ${
+        sides.join(", ")
+      }`,
     );
   } finally {
-    for (const side of SIDES) {
+    for (const side of sides) {
       await ends[side].proxy?.close();
       await ends[side].relay.close();
     }
@@ -170,10 +172,10 @@ async function runScenario(
   return samples;
 }
 
-export async function remote(options: RemoteOptions): Promise<BenchResult> {
-  const { caFile } = await testCertificates();
-  const rtt = `${options.rttMs} ms RTT`;
-  const scenarios: Scenario[] = [
+/** The three scenarios: HTTP/1.1 over TLS and TLS offering HTTP/2, both behind the delay proxy; loopback. */
+export function remoteScenarios(rttMs: number): Scenario[] {
+  const rtt = `${rttMs} ms RTT`;
+  return [
     {
       key: "h1-tls",
       title: `HTTP/1.1 over TLS, ${rtt}`,
@@ -188,7 +190,42 @@ export async function remote(options: RemoteOptions): Promise<BenchResult> {
     },
     { key: "plain", title: "plain HTTP/1.1, loopback, no delay", relay: { keepAlive: true }, delayed: false },
   ];
-  const results: Record<string, Record<Side, Samples>> = {};
+}
+
+function stat(samples: Samples) {
+  return {
+    call: summarize(samples.calls),
+    firstCall: median(samples.firstCall),
+    spawnToCall: median(samples.spawnToCall),
+    spawnConnections: median(samples.spawnConnections),
+    sessionConnections: samples.sessionConnections,
+    sessionRequests: samples.sessionRequests,
+  };
+}
+
+/** One command's row. */
+function rowOf(title: string, name: string, a: ReturnType<typeof stat>): string[] {
+  const connections =
+    `${a.sessionConnections} for ${a.sessionRequests} requests (spawn: ${a.spawnConnections})`;
+  return [title, name, ms(a.call.p50), ms(a.call.p95), ms(a.firstCall), ms(a.spawnToCall), connections];
+}
+
+function ratioRow(name: string, a: ReturnType<typeof stat>, b: ReturnType<typeof stat>): string[] {
+  return [
+    "",
+    name,
+    times(a.call.p50 / b.call.p50),
+    times(a.call.p95 / b.call.p95),
+    times(a.firstCall / b.firstCall),
+    times(a.spawnToCall / b.spawnToCall),
+    "",
+  ];
+}
+
+export async function remote(options: RemoteOptions): Promise<BenchResult> {
+  const { caFile } = await testCertificates();
+  const scenarios = remoteScenarios(options.rttMs);
+  const results: Record<string, Partial<Record<Side, Samples>>> = {};
   for (const scenario of scenarios) results[scenario.key] = await runScenario(scenario, options, caFile);
 
   const rows: string[][] = [];
@@ -196,40 +233,16 @@ export async function remote(options: RemoteOptions): Promise<BenchResult> {
   const summaries: Record<string, unknown> = {};
   for (const scenario of scenarios) {
     const r = results[scenario.key];
-    const stat = (side: Side) => ({
-      call: summarize(r[side].calls),
-      firstCall: median(r[side].firstCall),
-      spawnToCall: median(r[side].spawnToCall),
-      spawnConnections: median(r[side].spawnConnections),
-      sessionConnections: r[side].sessionConnections,
-      sessionRequests: r[side].sessionRequests,
-    });
-    const a = stat("tinyagent");
-    const b = stat("floor");
-    summaries[scenario.key] = { tinyagent: a, floor: b };
-    const connections = (s: typeof a) =>
-      `${s.sessionConnections} for ${s.sessionRequests} requests (spawn: ${s.spawnConnections})`;
+    const a = stat(r.tinyagent!);
+    const b = stat(r.floor!);
+    const base = r.baseline ? stat(r.baseline) : undefined;
+    summaries[scenario.key] = { tinyagent: a, floor: b, ...(base ? { baseline: base } : {}) };
     rows.push(
-      [
-        scenario.title,
-        "tinyagent",
-        ms(a.call.p50),
-        ms(a.call.p95),
-        ms(a.firstCall),
-        ms(a.spawnToCall),
-        connections(a),
-      ],
-      ["", "floor", ms(b.call.p50), ms(b.call.p95), ms(b.firstCall), ms(b.spawnToCall), connections(b)],
-      [
-        "",
-        "ratio tinyagent / floor",
-        times(a.call.p50 / b.call.p50),
-        times(a.call.p95 / b.call.p95),
-        times(a.firstCall / b.firstCall),
-        times(a.spawnToCall / b.spawnToCall),
-        "",
-      ],
+      rowOf(scenario.title, "tinyagent", a),
+      rowOf("", "floor", b),
+      ratioRow("ratio tinyagent / floor", a, b),
     );
+    if (base) rows.push(rowOf("", "baseline", base), ratioRow("ratio tinyagent / baseline", a, base));
     targets.push({
       what: `${scenario.key}: per-call p50 tinyagent / floor`,
       limit: `≤ ${times(options.callLimit)}`,
@@ -250,6 +263,16 @@ export async function remote(options: RemoteOptions): Promise<BenchResult> {
           measured: String(a.sessionConnections),
           met: a.sessionConnections === 1,
         },
+      );
+    }
+    if (r.baseline) {
+      targets.push(
+        versusBaseline(`${scenario.key}: per-call p50 now / baseline`, r.tinyagent!.calls, r.baseline.calls),
+        versusBaseline(
+          `${scenario.key}: spawn → first call answered, now / baseline`,
+          r.tinyagent!.spawnToCall,
+          r.baseline.spawnToCall,
+        ),
       );
     }
   }
@@ -275,7 +298,8 @@ export async function remote(options: RemoteOptions): Promise<BenchResult> {
       } ms each way, ` +
       "and a new connection's first bytes one round trip more (TCP's SYN/SYN-ACK): a fresh TLS connection " +
       "costs three round trips before its first answer, a kept one one.",
-      "tinyagent: `deno run` with the shipped flags (deno.json's start task); floor: bench/floor.ts with " +
+      "tinyagent: as shipped from a checkout, `deno run <the start task's flags> launch.ts` (the baseline: " +
+      "its own start task, main.ts); floor: bench/floor.ts with " +
       "--allow-net=<proxy host:port> --allow-env=TINY_PRIVATE_KEY, fetch's default pooled client. Both get " +
       "DENO_CERT=<test CA> (tests/support/tls.ts).",
       "First call: the round trip of the first tools/call after initialize and tools/list. Spawn → first call: " +

@@ -1,6 +1,7 @@
 // Results: one table per benchmark on stdout, one JSON file per benchmark.
 
 import { readProc } from "./child.ts";
+import { median, ratioInterval, times } from "./stats.ts";
 
 export interface Target {
   /** What is compared, e.g. "p50 tinyagent / floor". */
@@ -53,7 +54,7 @@ export function render(result: BenchResult): string {
 }
 
 /** What the machine and the checkout were when the figures were taken. */
-export async function environment(): Promise<Record<string, unknown>> {
+export async function environment(baselineDir?: string): Promise<Record<string, unknown>> {
   const read = async (path: string) => {
     try {
       return await readProc(path);
@@ -79,7 +80,10 @@ export async function environment(): Promise<Record<string, unknown>> {
     cpus: (cpuinfo.match(/^processor\s*:/gm) ?? []).length,
     loadavg: (await read("/proc/loadavg")).trim(),
     commit: await git("rev-parse", "HEAD"),
-    libChanged: (await git("status", "--porcelain", "--", "lib", "main.ts")) !== "",
+    libChanged: (await git("status", "--porcelain", "--", "lib", "main.ts", "launch.ts")) !== "",
+    ...(baselineDir
+      ? { baseline: { dir: baselineDir, commit: await git("-C", baselineDir, "rev-parse", "HEAD") } }
+      : {}),
   };
 }
 
@@ -99,4 +103,31 @@ export async function save(
     }\n`,
   );
   return path;
+}
+
+/**
+ * A target on now / baseline from samples: met when the ratio of medians is within `limit`; for "no
+ * worse" (limit 1), also when the ratio's 95% bootstrap interval reaches 1 (not measurably worse on
+ * this machine), which the measured column then says.
+ */
+export function versusBaseline(what: string, now: number[], base: number[], limit = 1): Target {
+  const ratio = median(now) / median(base);
+  const [low, high] = ratioInterval(now, base);
+  const within = limit === 1 && ratio > 1 && low <= 1;
+  return {
+    what,
+    limit: limit === 1 ? "no worse (≤ 1.00×)" : `≤ ${times(limit)}`,
+    measured: `${times(ratio)} (95% ${times(low)} – ${times(high)})${within ? ", within noise" : ""}`,
+    met: ratio <= limit || within,
+  };
+}
+
+/** A target on now / baseline from single figures (medians of a few samples, memory): strict. */
+export function versusBaselineValue(what: string, now: number, base: number, limit = 1): Target {
+  return {
+    what,
+    limit: limit === 1 ? "no worse (≤ 1.00×)" : `≤ ${times(limit)}`,
+    measured: times(now / base),
+    met: now / base <= limit,
+  };
 }

@@ -3,7 +3,8 @@
 
 import { type ChildSpec, LineChild, resultOf } from "./child.ts";
 import { fixture, handshake, INITIALIZE_PARAMS, requestLine } from "./fixture.ts";
-import type { BenchResult, Target } from "./report.ts";
+import type { Checkout } from "./checkout.ts";
+import { type BenchResult, type Target, versusBaseline } from "./report.ts";
 import { ms, ratioInterval, summarize, times } from "./stats.ts";
 
 export interface StartupOptions {
@@ -11,6 +12,9 @@ export interface StartupOptions {
   warmup: number;
   keepAlive: boolean;
   limit: number;
+  /** The older checkout to start beside this one; its first tools/list must be ≤ baselineLimit × its time. */
+  baseline?: Checkout;
+  baselineLimit: number;
   log(line: string): void;
 }
 
@@ -47,8 +51,10 @@ async function tinyagentOnce(spec: ChildSpec): Promise<{ initialize: number; too
 }
 
 export async function startup(options: StartupOptions): Promise<BenchResult> {
-  const fx = await fixture({ keepAlive: options.keepAlive });
+  const fx = await fixture({ keepAlive: options.keepAlive, baseline: options.baseline });
   const samples = {
+    baselineInitialize: [] as number[],
+    baselineToolsList: [] as number[],
     empty: [] as number[],
     emptyStream: [] as number[],
     initialize: [] as number[],
@@ -77,8 +83,21 @@ export async function startup(options: StartupOptions): Promise<BenchResult> {
         const t = await floorOnce(fx.spec("floor"));
         if (keep) samples.floorToolsList.push(t);
       };
+      const runBaseline = async () => {
+        const t = await tinyagentOnce(fx.spec("baseline"));
+        if (keep) {
+          samples.baselineInitialize.push(t.initialize);
+          samples.baselineToolsList.push(t.toolsList);
+        }
+      };
       // Rotate the order so that no command always follows the same one.
-      const order = [runEmpty, runTinyagent, runEmptyStream, runFloor];
+      const order = [
+        runEmpty,
+        runTinyagent,
+        runEmptyStream,
+        runFloor,
+        ...(options.baseline ? [runBaseline] : []),
+      ];
       for (let k = 0; k < order.length; k++) await order[(i + k) % order.length]();
       fx.forget();
     }
@@ -91,6 +110,9 @@ export async function startup(options: StartupOptions): Promise<BenchResult> {
   const init = summarize(samples.initialize);
   const list = summarize(samples.toolsList);
   const floorList = summarize(samples.floorToolsList);
+  const base = options.baseline
+    ? { init: summarize(samples.baselineInitialize), list: summarize(samples.baselineToolsList) }
+    : undefined;
   const row = (name: string, s: typeof empty) => [
     name,
     String(s.n),
@@ -128,13 +150,49 @@ export async function startup(options: StartupOptions): Promise<BenchResult> {
         "",
         "",
       ],
+      ...(base
+        ? [
+          row("baseline: initialize answer", base.init),
+          row("baseline: first tools/list answer", base.list),
+          [
+            "now / baseline, initialize",
+            "",
+            times(init.p50 / base.init.p50),
+            times(init.p95 / base.init.p95),
+            "",
+            "",
+            "",
+          ],
+          [
+            "now / baseline, first tools/list",
+            "",
+            times(list.p50 / base.list.p50),
+            times(list.p95 / base.list.p95),
+            "",
+            "",
+            "",
+          ],
+        ]
+        : []),
     ],
     targets: [
       target("p50 initialize / empty script", init, initLow, initHigh),
       target("p50 first tools/list / empty script", list, listLow, listHigh),
+      ...(base
+        ? [
+          versusBaseline("p50 initialize now / baseline", samples.initialize, samples.baselineInitialize),
+          versusBaseline(
+            "p50 first tools/list now / baseline",
+            samples.toolsList,
+            samples.baselineToolsList,
+            options.baselineLimit,
+          ),
+        ]
+        : []),
     ],
     notes: [
-      "Every command is `deno run --quiet --allow-net=<relay host:port> --allow-env=TINY_PRIVATE_KEY <script>` from the project root (same deno.json and lock).",
+      "Every command is `deno run --quiet --allow-net=<relay host:port> --allow-env=TINY_PRIVATE_KEY <script>` from the project root (same deno.json and lock); " +
+      "the baseline's is `deno run --quiet --config <its deno.json> <the same flags> <its main.ts>` (its own lock).",
       "The empty script reads stdin with Deno.stdin.read, the cheapest way; reading it as a web stream (Deno.stdin.readable) " +
       "first loads Deno's streams code, shown for comparison.",
       "The first tools/list answer includes tinyagent's one signed tools/list POST to the relay, on the connection it " +
@@ -149,6 +207,7 @@ export async function startup(options: StartupOptions): Promise<BenchResult> {
       initialize: init,
       toolsList: list,
       floorToolsList: floorList,
+      ...(base ? { baseline: base } : {}),
       samples,
     },
   };

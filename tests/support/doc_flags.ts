@@ -21,7 +21,7 @@ export const OTHER_FLAGS: OtherFlags = {
     flags: ["--port", "--prefix", "--pubkey", "--seed"],
     source: "tests/support/strict_relay/main.ts",
   },
-  "deno task bench": { flags: ["--quick", "--only"], source: "bench/bench.ts" },
+  "deno task bench": { flags: ["--quick", "--only", "--baseline"], source: "bench/bench.ts" },
   "deno task demo": { flags: ["--bin"], source: "demo/demo.ts" },
   "deno task package": { flags: ["--all", "--repo"], source: "scripts/package.ts" },
   "deno task compile": { flags: [], source: "scripts/compile.ts" },
