@@ -25,8 +25,13 @@ export interface Req {
   readonly filters: readonly unknown[];
   /** The REQ went out on `connection` (a new one, or again after AUTH). */
   sent(connection: RelayConnection): void;
-  /** An event for this REQ, its shape and signature checked; `size`: its message's length. */
+  /**
+   * An event for this REQ, its shape checked, and its signature too unless `checksAtEnd`; `size`: its
+   * message's length.
+   */
   event(event: SignedEvent, size: number): void;
+  /** The REQ checks its events' signatures itself, all at once at its end (a query: verify_batch.ts). */
+  readonly checksAtEnd?: boolean;
   eose(): void;
   closed(reason: string): void;
   /** The relay refused this connection's AUTH. */
@@ -191,7 +196,7 @@ export class RelayConnection {
       case "EVENT": {
         const req = this.#authPending === undefined ? this.#host.req(message.subscription) : undefined;
         if (!req) return;
-        if (!isSignedEventShape(message.event) || !this.#verify(message.event)) {
+        if (!isSignedEventShape(message.event) || (!req.checksAtEnd && !this.#verify(message.event))) {
           this.#badEvents++;
           return;
         }

@@ -6,6 +6,7 @@
 // again once. With nothing wanted for a while, the connection is closed.
 
 import type { SignedEvent, Signer } from "../key/signer.ts";
+import { verifyBatch } from "../key/verify_batch.ts";
 import { describeError } from "../relay/client.ts";
 import type { Proxy } from "../transport/tunnel.ts";
 import { Backoff } from "./backoff.ts";
@@ -57,7 +58,12 @@ export class RelayStream implements ConnectionHost {
 
   /** The stored events matching `filters`, each once, in the order the relay sent them. */
   async query(filters: readonly unknown[], signal: AbortSignal): Promise<SignedEvent[]> {
-    const query = new QueryReq(`q${this.#next++}`, filters);
+    const query = new QueryReq(
+      `q${this.#next++}`,
+      filters,
+      verifyBatch,
+      (count) => this.log(`dropped ${count} events with a bad signature from a query's answer`),
+    );
     // Settled maybe before anyone awaits it (given up while its connection opens): never an unhandled rejection.
     query.done.catch(() => {});
     this.#want(query);

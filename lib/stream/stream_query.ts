@@ -2,7 +2,9 @@
 // matched client-side, each once, until the relay's EOSE; bounded in count
 // (the Go peer's 10,000) and in size (an answer line the plugin can read).
 // Reads are safe to repeat: a query whose connection drops before EOSE is
-// sent again on the next one, once.
+// sent again on the next one, once. Its events' signatures are checked all at
+// once when the history has come (on two threads for a large answer): the
+// answer holds only those that hold.
 
 import type { SignedEvent } from "../key/signer.ts";
 import { matchesAny } from "./filter.ts";
@@ -14,7 +16,11 @@ export const MAX_QUERY_BYTES = 48 * 1024 * 1024;
 /** Connections a query may be sent on: the first, and one more if that one drops. */
 const MAX_CONNECTIONS = 2;
 
+/** Checks events' signatures, in order (key/verify_batch.ts); never rejects. */
+export type BatchCheck = (events: readonly SignedEvent[]) => Promise<boolean[]>;
+
 export class QueryReq implements Req {
+  readonly checksAtEnd = true;
   readonly done: Promise<SignedEvent[]>;
   #resolve!: (events: SignedEvent[]) => void;
   #reject!: (error: Error) => void;
@@ -25,7 +31,13 @@ export class QueryReq implements Req {
   #connections = 0;
   #settled = false;
 
-  constructor(readonly id: string, readonly filters: readonly unknown[]) {
+  constructor(
+    readonly id: string,
+    readonly filters: readonly unknown[],
+    private readonly check: BatchCheck,
+    /** Told how many events failed their check, when any did. */
+    private readonly dropped: (count: number) => void = () => {},
+  ) {
     this.done = new Promise((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -61,10 +73,16 @@ export class QueryReq implements Req {
     }
   }
 
+  /** The history is whole: nothing more counts; the answer is the events whose signatures hold. */
   eose(): void {
     if (this.#settled) return;
     this.#settled = true;
-    this.#resolve(this.#events);
+    const events = this.#events;
+    void this.check(events).then((ok) => {
+      const held = events.filter((_, i) => ok[i]);
+      if (held.length < events.length) this.dropped(events.length - held.length);
+      this.#resolve(held);
+    });
   }
 
   closed(reason: string): void {

@@ -11,9 +11,13 @@ import { within } from "../support/waits.ts";
 /** Only a connection's identity matters to a query. */
 const connection = (name: string) => ({ name }) as unknown as RelayConnection;
 
+/** The signature check a query makes at its end (key/verify_batch.ts), here one that every event passes. */
+const allHold = (events: readonly SignedEvent[]) => Promise.resolve(events.map(() => true));
+
 /**
- * An event as the connection passes it on: its shape and signature were checked there
- * (relay_connection_test), so here only the members the filters read matter.
+ * An event as the connection passes it on: its shape was checked there (relay_connection_test), its
+ * signature is the query's to check (allHold here; the last tests check it for real), so here only the
+ * members the filters read matter.
  */
 function event(n: number, fields: Partial<SignedEvent> = {}): SignedEvent {
   return {
@@ -37,7 +41,11 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 }
 
 Deno.test("events matched against every filter are kept, each id once, in arrival order", async () => {
-  const query = new QueryReq("q1", [{ kinds: [1], authors: ["a".repeat(64)] }, { "#h": ["general"] }]);
+  const query = new QueryReq(
+    "q1",
+    [{ kinds: [1], authors: ["a".repeat(64)] }, { "#h": ["general"] }],
+    allHold,
+  );
   query.sent(connection("c1"));
   const first = event(3);
   const second = event(1, { kind: 9, pubkey: "c".repeat(64), tags: [["h", "general"]] });
@@ -54,14 +62,14 @@ Deno.test("events matched against every filter are kept, each id once, in arriva
 });
 
 Deno.test("EOSE with nothing kept answers an empty list", async () => {
-  const query = new QueryReq("q1", [{ kinds: [1] }]);
+  const query = new QueryReq("q1", [{ kinds: [1] }], allHold);
   query.event(event(1, { kind: 2 }), 10);
   query.eose();
   assert.deepEqual(await within(1000, "the answer", query.done), []);
 });
 
 Deno.test(`at most ${MAX_QUERY_EVENTS} events: one more fails the query, duplicates and misses not counted`, async () => {
-  const query = new QueryReq("q1", [{ kinds: [1] }]);
+  const query = new QueryReq("q1", [{ kinds: [1] }], allHold);
   for (let n = 1; n <= MAX_QUERY_EVENTS; n++) query.event(event(n), 10);
   // What is not kept does not count: a duplicate, an event no filter names.
   query.event(event(1), 10);
@@ -73,7 +81,7 @@ Deno.test(`at most ${MAX_QUERY_EVENTS} events: one more fails the query, duplica
 });
 
 Deno.test("exactly the count bound answers whole", async () => {
-  const query = new QueryReq("q1", [{}]);
+  const query = new QueryReq("q1", [{}], allHold);
   for (let n = 1; n <= MAX_QUERY_EVENTS; n++) query.event(event(n), 10);
   query.eose();
   assert.equal((await within(1000, "the answer", query.done)).length, MAX_QUERY_EVENTS);
@@ -81,7 +89,7 @@ Deno.test("exactly the count bound answers whole", async () => {
 
 Deno.test("at most 48 MiB of events: one byte more fails the query and says how to narrow it", async () => {
   assert.equal(MAX_QUERY_BYTES, 48 * 1024 * 1024);
-  const query = new QueryReq("q1", [{}]);
+  const query = new QueryReq("q1", [{}], allHold);
   query.event(event(1), MAX_QUERY_BYTES - 10);
   query.event(event(2), 10); // exactly the bound: still kept
   query.event(event(2), 10); // a duplicate's size is not counted
@@ -93,7 +101,7 @@ Deno.test("at most 48 MiB of events: one byte more fails the query and says how 
 });
 
 Deno.test("a size counted only for events kept: misses of any size are free", async () => {
-  const query = new QueryReq("q1", [{ kinds: [1] }]);
+  const query = new QueryReq("q1", [{ kinds: [1] }], allHold);
   query.event(event(1, { kind: 2 }), MAX_QUERY_BYTES * 2);
   query.event(event(2), 10);
   query.eose();
@@ -101,7 +109,7 @@ Deno.test("a size counted only for events kept: misses of any size are free", as
 });
 
 Deno.test("the relay's CLOSED fails the query with its reason", async () => {
-  const query = new QueryReq("q1", [{}]);
+  const query = new QueryReq("q1", [{}], allHold);
   query.event(event(1), 10);
   query.closed("restricted: not a member of room general");
   await assert.rejects(query.done, {
@@ -110,16 +118,16 @@ Deno.test("the relay's CLOSED fails the query with its reason", async () => {
 });
 
 Deno.test("a refused AUTH fails the query, with the relay's reason when it gave one", async () => {
-  const bare = new QueryReq("q1", [{}]);
+  const bare = new QueryReq("q1", [{}], allHold);
   bare.refused("");
   await assert.rejects(bare.done, { message: "relay rejected AUTH" });
-  const said = new QueryReq("q2", [{}]);
+  const said = new QueryReq("q2", [{}], allHold);
   said.refused("blocked: this pubkey is banned");
   await assert.rejects(said.done, { message: "relay rejected AUTH: blocked: this pubkey is banned" });
 });
 
 Deno.test("a lost first connection keeps the query waiting; losing the second fails it with the why", async () => {
-  const query = new QueryReq("q1", [{}]);
+  const query = new QueryReq("q1", [{}], allHold);
   assert.equal(query.retries, true);
   const first = connection("c1");
   query.sent(first);
@@ -136,7 +144,7 @@ Deno.test("a lost first connection keeps the query waiting; losing the second fa
 });
 
 Deno.test("a query answered on its second connection keeps what the first brought, each once", async () => {
-  const query = new QueryReq("q1", [{}]);
+  const query = new QueryReq("q1", [{}], allHold);
   query.sent(connection("c1"));
   query.event(event(1), 10);
   query.lost("dropped");
@@ -149,7 +157,7 @@ Deno.test("a query answered on its second connection keeps what the first brough
 
 Deno.test("nothing after settling changes the result", async (t) => {
   await t.step("after EOSE: more events, a closing, a refusal, a loss, a failure", async () => {
-    const query = new QueryReq("q1", [{}]);
+    const query = new QueryReq("q1", [{}], allHold);
     query.sent(connection("c1"));
     query.event(event(1), 10);
     query.eose();
@@ -163,7 +171,7 @@ Deno.test("nothing after settling changes the result", async (t) => {
     assert.deepEqual(await within(1000, "the answer", query.done), [event(1)]);
   });
   await t.step("after a failure: EOSE, events and other failures", async () => {
-    const query = new QueryReq("q1", [{}]);
+    const query = new QueryReq("q1", [{}], allHold);
     query.fail("the query was given up");
     query.event(event(1), 10);
     query.eose();
@@ -172,9 +180,48 @@ Deno.test("nothing after settling changes the result", async (t) => {
     assert.equal(query.settled, true);
   });
   await t.step("the count bound's failure stands against a later EOSE", async () => {
-    const query = new QueryReq("q1", [{}]);
+    const query = new QueryReq("q1", [{}], allHold);
     for (let n = 1; n <= MAX_QUERY_EVENTS + 1; n++) query.event(event(n), 1);
     query.eose();
     await assert.rejects(query.done, { message: `query exceeds ${MAX_QUERY_EVENTS} events` });
   });
+});
+
+Deno.test("the answer holds only the events whose signatures hold, the others counted as dropped", async () => {
+  const dropped: number[] = [];
+  const verdicts = [true, false, true, false];
+  const query = new QueryReq(
+    "q1",
+    [{}],
+    (events) => Promise.resolve(events.map((_, i) => verdicts[i])),
+    (n) => dropped.push(n),
+  );
+  query.sent(connection("c1"));
+  for (let n = 1; n <= 4; n++) query.event(event(n), 100);
+  query.eose();
+  assert.equal(query.settled, true, "nothing counts after EOSE, while the checks run");
+  query.event(event(5), 100);
+  query.fail("too late");
+  assert.deepEqual((await within(1_000, "the answer", query.done)).map((e) => e.content), [
+    "event 1",
+    "event 3",
+  ]);
+  assert.deepEqual(dropped, [2]);
+});
+
+Deno.test("the real check at the end: a forged event is left out of the answer", async () => {
+  const { finalizeEvent, generateSecretKey } = await import("nostr-tools/pure");
+  const { verifyBatch } = await import("../../lib/key/verify_batch.ts");
+  const good = finalizeEvent(
+    { kind: 1, created_at: 1_700_000_000, tags: [], content: "real" },
+    generateSecretKey(),
+  );
+  const plain = JSON.parse(JSON.stringify(good)) as SignedEvent;
+  const forged = { ...plain, id: "f".repeat(64), content: "forged" };
+  const query = new QueryReq("q1", [{}], verifyBatch);
+  query.sent(connection("c1"));
+  query.event(forged, 100);
+  query.event(plain, 100);
+  query.eose();
+  assert.deepEqual((await within(5_000, "the answer", query.done)).map((e) => e.content), ["real"]);
 });
