@@ -28,7 +28,18 @@ const CODE_MODE =
   "runs `async function run(relay) {…}`, each `await relay.<name>(args)` one call, writes held as usual. " +
   "Before running one again, read what its answer says was sent.";
 
-/** The instructions for a session: code mode's, and with `listening` how the relay's events reach the model. */
+/** Resources: said when it fits the bound (with listening and code mode both, it does not). */
+const RESOURCES =
+  " Rooms, threads, repositories, issues, wiki pages and tasks are also resources (tiny://…) a person " +
+  "can attach; read one with its read tool.";
+
+/**
+ * The instructions for a session: code mode's, the resources when they fit, and with `listening` how
+ * the relay's events reach the model.
+ */
 export function instructions(listening = false, codeMode = false): string {
-  return BASE + (codeMode ? CODE_MODE : "") + (listening ? LISTENING : "");
+  const head = BASE + (codeMode ? CODE_MODE : "");
+  const tail = listening ? LISTENING : "";
+  const whole = head + RESOURCES + tail;
+  return whole.length <= MAX_INSTRUCTIONS_CHARS ? whole : head + tail;
 }
