@@ -164,10 +164,11 @@ export class RelayStream implements ConnectionHost {
     this.#reqs.set(req.id, req);
   }
 
-  /** The connection, opened once however many wait for it. */
+  /**
+   * The connection, opened once however many wait for it. A wait of the subscriptions ends only when a
+   * connection is had: a query that fails to open one must not cancel their next attempt.
+   */
   #open(): Promise<RelayConnection> {
-    clearTimeout(this.#retry);
-    this.#retry = undefined;
     this.#opening ??= RelayConnection.open(
       this.#options.url,
       {
@@ -179,6 +180,8 @@ export class RelayStream implements ConnectionHost {
       this.#options.signer,
       this,
     ).then((connection) => {
+      clearTimeout(this.#retry);
+      this.#retry = undefined;
       if (this.#closed) connection.close();
       else this.#connection = connection;
       return connection;

@@ -283,6 +283,25 @@ Deno.test("a query while subscriptions wait opens the connection at once, and th
   });
 });
 
+Deno.test("a query that cannot reach the relay while subscriptions wait leaves their wait in place", async () => {
+  await withStream(async ({ relay, stream }) => {
+    relay.onOpen = (socket) => answerReqs(socket);
+    const sink = new Sink();
+    stream.subscribe({ kinds: [9] }, sink);
+    await until(5000, "connected", () => sink.count("connected") === 1);
+    relay.refuse = 503;
+    (await relay.connection(1)).close();
+    await until(5000, "told", () => sink.troubles().length === 1);
+    await assert.rejects(within(5000, "the query", stream.query([{ kinds: [1] }], never())), /cannot reach/);
+    // The subscriptions' own attempt still comes after their wait, and the next after a longer one.
+    await until(10_000, "two more waits said", () => sink.troubles().length === 3);
+    const waits = sink.troubles().map((line) => /subscribing again in (\d+) s$/.exec(line)?.[1]);
+    assert.deepEqual(waits, ["1", "2", "4"]);
+    relay.refuse = undefined;
+    await until(10_000, "connected again", () => sink.count("connected") === 2);
+  });
+});
+
 Deno.test("the wait grows across failed reconnects: 1, 2, 4 s, each said", async () => {
   await withStream(async ({ relay, stream }) => {
     relay.onOpen = (socket) => answerReqs(socket);
