@@ -161,6 +161,8 @@ Deno.test("the write note, for each write tool of WRITE_KINDS; none for a read t
   }
 });
 
+const READS_NAMING_AN_EVENT = ["read_thread", "read_issue", "read_pull_request"];
+
 Deno.test("callable: a publishing write loses the relay's event argument; nothing else changes", () => {
   const create = callable(CREATE_ISSUE);
   assert.deepEqual(Object.keys(create.inputSchema.properties as object), ["repo", "title"]);
@@ -171,14 +173,15 @@ Deno.test("callable: a publishing write loses the relay's event argument; nothin
     inputSchema: { ...CREATE_ISSUE.inputSchema, required: ["event"] },
   });
   assert.deepEqual(requiring.inputSchema.required, []);
-  // read_thread's `event` is the thread root it reads: kept. upload_attachment signs nothing: kept as is.
+  // A read's `event` names what it reads (a thread root, an issue, a pull request): kept.
+  // upload_attachment signs nothing: kept as is.
   const readThread = TABLE.find((tool) => tool.name === "read_thread")!;
   assert.equal(callable(readThread), readThread);
   const upload = { ...CREATE_ISSUE, name: "upload_attachment" };
   assert.equal(callable(upload), upload);
   for (const tool of TABLE) {
     const properties = Object.keys(callable(tool).inputSchema.properties as object);
-    assert.equal(properties.includes("event"), tool.name === "read_thread", tool.name);
+    assert.equal(properties.includes("event"), READS_NAMING_AN_EVENT.includes(tool.name), tool.name);
   }
 });
 

@@ -276,7 +276,7 @@ Deno.test("errors the host sees", async (t) => {
       ["429", {
         status: 429,
         body: '{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"rate-limited: slow down"}}',
-      }, /^relay: rate-limited: slow down$/],
+      }, /^relay: rate-limited: slow down; retry later$/],
     ];
     for (const [name, fault, expected] of cases) {
       await t.step(name, async () => {
