@@ -102,15 +102,23 @@ export function howToCheck(event: EventFields): string {
   const call = (tool: string, args: JsonObject) => `${tool} ${JSON.stringify(args)}`;
   if (room !== undefined && thread !== undefined) return call("read_thread", { id: room, event: thread });
   if (room !== undefined) return call("read_room", { id: room });
-  const [, owner, repo] = (tagValue(event.tags, "a") ?? "").split(":");
+  // A repository is addressed `30617:<owner>:<repo>` (an `a` tag, or a comment's root `A`).
+  const address = event.tags.find(([name, value]) =>
+    (name === "a" || name === "A") && value?.startsWith("30617:")
+  );
+  const [, owner, repo] = (address?.[1] ?? "").split(":");
   const root = tagValue(event.tags, "E") ?? tagValue(event.tags, "e");
   switch (event.kind) {
-    case 1111:
+    case 1111: {
       if (root === undefined) break;
-      if (tagValue(event.tags, "K") === "1618") return call("read_pull_request", { id: root });
-      return tagValue(event.tags, "K") === "1621"
-        ? call("read_issue", { id: root })
-        : `the read tool for ${root}`;
+      const tool = { "1618": "read_pull_request", "1621": "read_issue" }[tagValue(event.tags, "K") ?? ""];
+      if (tool === undefined) return `the read tool for ${root}`;
+      // The relay reads an issue by its repository and event; a comment names the repository only when
+      // its template carried the address.
+      return owner && repo
+        ? call(tool, { owner, repo, event: root })
+        : `${tool} with the repository's owner and repo and {"event":"${root}"}`;
+    }
     case 1621:
       if (owner && repo) return call("list_issues", { owner, repo });
       break;

@@ -100,8 +100,25 @@ Deno.test("how to check whether a write is there: the read call that would list 
     check(12, [["h", "general"], ["e", ROOT, "", "root"]]),
     `read_thread {"id":"general","event":"${ROOT}"}`,
   );
-  assert.equal(check(1111, [["E", ROOT], ["K", "1621"]]), `read_issue {"id":"${ROOT}"}`);
-  assert.equal(check(1111, [["E", ROOT], ["K", "1618"]]), `read_pull_request {"id":"${ROOT}"}`);
+  // The relay's read_issue and read_pull_request take the repository and the event.
+  assert.equal(
+    check(1111, [["E", ROOT], ["K", "1621"]]),
+    `read_issue with the repository's owner and repo and {"event":"${ROOT}"}`,
+  );
+  assert.equal(
+    check(1111, [["E", ROOT], ["K", "1618"], ["A", "30617:abc:seedmark"]]),
+    `read_pull_request {"owner":"abc","repo":"seedmark","event":"${ROOT}"}`,
+  );
+  assert.equal(
+    check(1111, [["E", ROOT], ["K", "1621"], ["a", "30617:abc:seedmark"]]),
+    `read_issue {"owner":"abc","repo":"seedmark","event":"${ROOT}"}`,
+  );
+  assert.equal(
+    check(1111, [["E", ROOT], ["K", "1621"], ["a", "30818:abc:howto"]]),
+    `read_issue with the repository's owner and repo and {"event":"${ROOT}"}`,
+    "an address that is not a repository's names none",
+  );
+  assert.equal(check(1111, [["E", ROOT], ["K", "1617"]]), `the read tool for ${ROOT}`);
   assert.equal(check(1621, [["a", "30617:abc:seedmark"]]), 'list_issues {"owner":"abc","repo":"seedmark"}');
   assert.equal(
     check(1618, [["a", "30617:abc:seedmark"]]),
