@@ -1,9 +1,12 @@
 // secp256k1 for Nostr (BIP-340 signatures over NIP-01 event ids), from one of two implementations:
 // libsecp256k1 built to WebAssembly (nostr-tools' `wasm` entry on nostr-wasm, its WASM embedded in
 // the module, so it loads with no read permission; the gzipped form, whose smaller text parses and
-// decodes in about half the time of the plain one), 2-2.5x faster than noble's JavaScript and with no
+// decodes in about half the time of the plain one, its base64 decoded by the runtime: fast_atob.ts),
+// 2-2.5x faster than noble's JavaScript and with no
 // tables to build at start; or, when the WASM cannot load, noble through nostr-tools' `pure` entry,
 // said once. Neither checks an event's shape: verify.ts does, before either is asked.
+
+import { withFastAtob } from "./fast_atob.ts";
 
 /** An event to sign: what the id covers, except the public key. */
 export interface Template {
@@ -49,7 +52,7 @@ const DEFAULT_SOURCES: CurveSources = {
       import("nostr-tools/wasm"),
       import("nostr-wasm/gzipped"),
     ]);
-    return { tools, init: initNostrWasm };
+    return { tools, init: () => withFastAtob(initNostrWasm) };
   },
   pure: () => import("nostr-tools/pure"),
   warn: (line) => console.error(`tinyagent: ${line}`),
