@@ -6,8 +6,8 @@
 
 import type { AuditOutcome } from "../oversight/audit_record.ts";
 import type { CallToolResult } from "../wire/mcp.ts";
-import { cutToBytes, type LogLine } from "./output.ts";
-import type { ProgramEnd } from "./program.ts";
+import { cutToBytes } from "./output.ts";
+import type { ProgramOutcome } from "./program.ts";
 
 /** One relay call as the answer reports it, in the order the program made them. */
 export interface CallReport {
@@ -19,17 +19,9 @@ export interface CallReport {
   write?: { outcome: AuditOutcome; event?: string; why?: string };
 }
 
-/** Everything the answer reports. */
-export interface RunReport {
-  end: ProgramEnd;
-  value?: unknown;
-  valueTruncated?: true;
-  error?: string;
-  logs: LogLine[];
-  logsDropped: number;
+/** Everything the answer reports: how the program ended, with each call as the answer reports it. */
+export interface RunReport extends Omit<ProgramOutcome, "calls"> {
   calls: CallReport[];
-  /** Calls the program asked for past the limit (or malformed), refused inside it and never made. */
-  callsRefused: number;
 }
 
 /** The structured answer's bound (the facade's), with room for the envelope. */
