@@ -12,7 +12,8 @@
 import assert from "node:assert/strict";
 import { type ConnectProxy, startConnectProxy } from "../support/connect_proxy.ts";
 import { startStrictRelay } from "../support/strict_relay/mod.ts";
-import { loaderEnv, newKey, ROOT } from "../support/tinyagent.ts";
+import { cacheProgram } from "../support/deno_cache.ts";
+import { newKey, ROOT } from "../support/tinyagent.ts";
 import { within } from "../support/waits.ts";
 import { HANDSHAKE_VERSIONS } from "../support/contract.ts";
 
@@ -25,7 +26,6 @@ if (OFFLINE) {
 }
 const UPDATE_CHECK = "CONNECT dl.deno.land:443 HTTP/1.1";
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 type Message = { id?: unknown; result?: unknown };
 
@@ -38,18 +38,6 @@ async function* messages(stdout: ReadableStream<Uint8Array>): AsyncGenerator<Mes
       yield JSON.parse(buffer.slice(0, at));
     }
   }
-}
-
-/** A fresh DENO_DIR holding the program's packages, fetched with this environment's own settings. */
-async function warmDenoDir(denoDir: string): Promise<void> {
-  const warm = await new Deno.Command(Deno.execPath(), {
-    args: ["cache", "main.ts"],
-    cwd: ROOT,
-    env: { ...loaderEnv(), DENO_DIR: denoDir },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(warm.code, 0, decoder.decode(warm.stderr));
 }
 
 /** `bin/tinyagent mcp` in `env` and nothing else, with `ask` for one request and its answer. */
@@ -128,7 +116,7 @@ Deno.test({
     let tinyagent: ReturnType<typeof launch> | undefined;
     try {
       await Deno.mkdir(`${dir}/home`);
-      await warmDenoDir(`${dir}/deno`);
+      await cacheProgram(`${dir}/deno`);
       const denoBin = Deno.execPath().slice(0, Deno.execPath().lastIndexOf("/"));
       const user = {
         PATH: `${denoBin}:/usr/bin:/bin`,

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { finalizeEvent, generateSecretKey, type NostrEvent } from "nostr-tools/pure";
 import { startConnectProxy } from "../support/connect_proxy.ts";
+import { cacheProgram } from "../support/deno_cache.ts";
 import { startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
 import { RpcHelper } from "../support/rpc_helper.ts";
 import { newKey } from "../support/tinyagent.ts";
@@ -36,6 +37,9 @@ async function exercise(relay: StrictRelay, env: Record<string, string>, url = r
 }
 
 Deno.test("rpc over TLS with a private CA, and through a proxy", async (t) => {
+  // The helper's packages fetched as a user's first run fetches them: the proxy is to see the relay
+  // alone, on a fresh DENO_DIR too (where the test's own graph holds fewer packages than the helper's).
+  await cacheProgram();
   const proxy = startConnectProxy();
   const tls = await startStrictRelay({ tls: true, keepAlive: true });
   const plain = await startStrictRelay({ keepAlive: true });
@@ -57,7 +61,8 @@ Deno.test("rpc over TLS with a private CA, and through a proxy", async (t) => {
     await t.step("HTTPS_PROXY: the websocket and the requests through CONNECT tunnels", async () => {
       await exercise(tls, { DENO_CERT: tls.caFile!, HTTPS_PROXY: proxy.url });
       assert.ok(proxy.requests.length >= 2, proxy.requests.map((r) => r.line).join());
-      assert.ok(proxy.requests.every((r) => r.line === `CONNECT ${tls.host} HTTP/1.1`));
+      const lines = proxy.requests.map((r) => r.line);
+      assert.ok(lines.every((line) => line === `CONNECT ${tls.host} HTTP/1.1`), lines.join("\n"));
     });
     await t.step(
       "HTTP_PROXY with a plain relay: the websocket by CONNECT, the requests in absolute form",
@@ -75,7 +80,7 @@ Deno.test("rpc over TLS with a private CA, and through a proxy", async (t) => {
     await t.step("NO_PROXY naming the relay: straight there", async () => {
       const before = proxy.requests.length;
       await exercise(tls, { DENO_CERT: tls.caFile!, HTTPS_PROXY: proxy.url, NO_PROXY: "127.0.0.1" });
-      assert.equal(proxy.requests.length, before);
+      assert.deepEqual(proxy.requests.slice(before).map((r) => r.line), []);
     });
   } finally {
     await tls.close();
