@@ -105,21 +105,22 @@ async function checkedHere(events: readonly SignedEvent[]): Promise<boolean[]> {
 }
 
 /**
- * Whether each event's shape, id and signature hold, in order; never rejects. The worker's verdicts are
- * taken only for events whose shape was checked here first (the WASM path reads hex loosely).
+ * Whether each event's shape, id and signature hold, in order; rejects only when the signing stack
+ * cannot load here (key/stack.ts's PackageLoadError). The worker's verdicts are
+ * taken only for events whose shape is checked here (the WASM path reads hex loosely); this thread's own
+ * checks include the shape (verify.ts).
  */
 export async function verifyBatch(
   events: readonly SignedEvent[],
   /** Who checks the second half (a test's own); by default a fresh worker. */
   elsewhere: (events: readonly SignedEvent[]) => Promise<boolean[] | undefined> = checkedElsewhere,
 ): Promise<boolean[]> {
-  const shaped = events.map((event) => isSignedEventShape(event));
-  if (events.length < PARALLEL_FROM) return (await checkedHere(events)).map((ok, i) => ok && shaped[i]);
+  if (events.length < PARALLEL_FROM) return await checkedHere(events);
   const half = Math.ceil(events.length / 2);
-  const [mine, theirs] = await Promise.all([
-    checkedHere(events.slice(0, half)),
-    elsewhere(events.slice(half)),
-  ]);
-  const rest = theirs ?? await checkedHere(events.slice(half));
-  return [...mine, ...rest].map((ok, i) => ok && shaped[i]);
+  const second = events.slice(half);
+  const [mine, theirs] = await Promise.all([checkedHere(events.slice(0, half)), elsewhere(second)]);
+  const rest = theirs
+    ? theirs.map((ok, i) => ok === true && isSignedEventShape(second[i]))
+    : await checkedHere(second);
+  return [...mine, ...rest];
 }

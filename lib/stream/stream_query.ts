@@ -16,7 +16,7 @@ export const MAX_QUERY_BYTES = 48 * 1024 * 1024;
 /** Connections a query may be sent on: the first, and one more if that one drops. */
 const MAX_CONNECTIONS = 2;
 
-/** Checks events' signatures, in order (key/verify_batch.ts); never rejects. */
+/** Checks events' signatures, in order (key/verify_batch.ts); rejects only when the checks cannot load. */
 export type BatchCheck = (events: readonly SignedEvent[]) => Promise<boolean[]>;
 
 export class QueryReq implements Req {
@@ -78,11 +78,11 @@ export class QueryReq implements Req {
     if (this.#settled) return;
     this.#settled = true;
     const events = this.#events;
-    void this.check(events).then((ok) => {
+    this.check(events).then((ok) => {
       const held = events.filter((_, i) => ok[i]);
       if (held.length < events.length) this.dropped(events.length - held.length);
       this.#resolve(held);
-    });
+    }, (error) => this.#reject(error instanceof Error ? error : new Error(String(error))));
   }
 
   closed(reason: string): void {

@@ -68,6 +68,16 @@ Deno.test("EOSE with nothing kept answers an empty list", async () => {
   assert.deepEqual(await within(1000, "the answer", query.done), []);
 });
 
+Deno.test("checks that cannot load fail the query with their reason, rather than leave it unanswered", async () => {
+  const cannot = () => Promise.reject(new Error("cannot load tinyagent's own signing code"));
+  const query = new QueryReq("q1", [{ kinds: [1] }], cannot);
+  query.event(event(1), 10);
+  query.eose();
+  await assert.rejects(within(1000, "the failure", query.done), {
+    message: "cannot load tinyagent's own signing code",
+  });
+});
+
 Deno.test(`at most ${MAX_QUERY_EVENTS} events: one more fails the query, duplicates and misses not counted`, async () => {
   const query = new QueryReq("q1", [{ kinds: [1] }], allHold);
   for (let n = 1; n <= MAX_QUERY_EVENTS; n++) query.event(event(n), 10);
