@@ -1,10 +1,11 @@
 // The list calls behind resources/list and completion/complete, kept briefly: a person typing in a
 // picker, or a host paging a listing, asks for the same page again and again, and the relay is
 // asked once per page in a short while. Calls asked for while the same one is on its way share it.
-// Only answers are kept, never failures; at most a few dozen, the oldest going first, so what is
-// held stays bounded (each answer is already bounded by the facade's 256 KiB).
+// Only answers are kept, never failures; at most a few dozen, the least recently used going first
+// (memo.ts), so what is held stays bounded (each answer is already bounded by the facade's 256 KiB).
 
 import type { CallOutcome, JsonObject } from "../wire/mcp.ts";
+import { Memo } from "./memo.ts";
 import { readOutcome, type ToolReading } from "./outcome.ts";
 
 /** One relay tool call, as a resource call through the facade. */
@@ -25,15 +26,14 @@ export interface CallCacheOptions {
 export class CallCache {
   #call: ToolCall;
   #ttl: number;
-  #entries: number;
   #now: () => number;
-  #kept = new Map<string, { at: number; reading: ToolReading }>();
+  #kept: Memo<{ at: number; reading: ToolReading }>;
   #flying = new Map<string, Promise<ToolReading>>();
 
   constructor(call: ToolCall, options: CallCacheOptions = {}) {
     this.#call = call;
     this.#ttl = options.ttlMs ?? CACHE_TTL_MS;
-    this.#entries = options.entries ?? CACHE_ENTRIES;
+    this.#kept = new Memo(options.entries ?? CACHE_ENTRIES);
     this.#now = options.now ?? Date.now;
   }
 
@@ -46,18 +46,10 @@ export class CallCache {
     const flying = this.#flying.get(key);
     if (flying) return flying;
     const call = this.#call(tool, args).then((outcome) => readOutcome(tool, outcome)).then((reading) => {
-      if (reading.ok) this.#keep(key, reading);
+      if (reading.ok) this.#kept.set(key, { at: this.#now(), reading });
       return reading;
     }).finally(() => this.#flying.delete(key));
     this.#flying.set(key, call);
     return call;
-  }
-
-  #keep(key: string, reading: ToolReading): void {
-    this.#kept.set(key, { at: this.#now(), reading });
-    for (const oldest of this.#kept.keys()) {
-      if (this.#kept.size <= this.#entries) break;
-      this.#kept.delete(oldest);
-    }
   }
 }

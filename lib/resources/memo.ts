@@ -16,6 +16,11 @@ export class Memo<V> {
     return value;
   }
 
+  /** Forgets what is kept for `key`. */
+  delete(key: string): void {
+    this.#kept.delete(key);
+  }
+
   /** Keeps `value` for `key`; past `size`, the least recently used goes. */
   set(key: string, value: V): V {
     this.#kept.delete(key);
