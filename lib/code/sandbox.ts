@@ -1,5 +1,5 @@
 // runProgram: a model's program run in QuickJS, its relay calls through a RelayBridge, within its limits.
-// The program defines `async function run(relay)`; TypeScript types are stripped first. It waits for a
+// The program defines `async function run(relay)`; TypeScript's types are stripped (strip.ts). It waits for a
 // turn (at most two programs run at once; its clock starts with its turn), then runs in a fresh runtime
 // and context: the guest's jobs run until run()'s promise settles, the program is stopped, or nothing
 // could ever settle it. Every end is an outcome, never an exception: whatever the program does, the
@@ -24,7 +24,7 @@ import {
   type ProgramOutcome,
   type RelayBridge,
 } from "./program.ts";
-import { stripTypes } from "./strip.ts";
+import { stripTypes, triedAsWritten } from "./strip.ts";
 
 export interface RunOptions {
   /** The program's limits; each one not given is DEFAULT_LIMITS'. */
@@ -50,24 +50,39 @@ export async function runProgram(
   options: RunOptions = {},
 ): Promise<ProgramOutcome> {
   const limits = checkLimits({ ...DEFAULT_LIMITS, ...options.limits });
-  const nothing = { logs: [], logsDropped: 0, calls: [], callsRefused: 0 };
-  if (options.signal?.aborted) {
-    return { end: "cancelled", error: limitMessage("cancelled", limits), ...nothing };
+  if (options.signal?.aborted) return notRun("cancelled", limitMessage("cancelled", limits));
+  if (options.typescript === false) return await runSource(code, bridge, limits, options.signal);
+  // JavaScript first where it cannot mean anything else (strip.ts): a compile is a program's first step,
+  // so one that fails ran nothing, made no call and wrote nothing, and is stripped and run again.
+  if (triedAsWritten(code)) {
+    const asWritten = await runSource(code, bridge, limits, options.signal);
+    if (asWritten.end !== "syntax") return asWritten;
   }
-  let source = code;
-  if (options.typescript !== false) {
-    const stripped = await stripTypes(code);
-    if (!stripped.ok) return { end: "syntax", error: stripped.message, ...nothing };
-    source = stripped.code;
-  }
-  const turn = await pool.acquire(limits.memoryBytes, options.signal);
-  if (!turn) return { end: "cancelled", error: limitMessage("cancelled", limits), ...nothing };
-  const run = new ProgramRun(turn.instance, bridge, limits, options.signal);
+  const stripped = await stripTypes(code);
+  if (!stripped.ok) return notRun("syntax", stripped.message);
+  return await runSource(stripped.code, bridge, limits, options.signal);
+}
+
+/** JavaScript `source` run in its turn on an instance of the pool. */
+async function runSource(
+  source: string,
+  bridge: RelayBridge,
+  limits: ProgramLimits,
+  signal: AbortSignal | undefined,
+): Promise<ProgramOutcome> {
+  const turn = await pool.acquire(limits.memoryBytes, signal);
+  if (!turn) return notRun("cancelled", limitMessage("cancelled", limits));
+  const run = new ProgramRun(turn.instance, bridge, limits, signal);
   try {
     return await run.execute(source);
   } finally {
     turn.release(run.keep);
   }
+}
+
+/** A program that never started: cancelled first, or its code unreadable. */
+function notRun(end: "cancelled" | "syntax", error: string): ProgramOutcome {
+  return { end, error, logs: [], logsDropped: 0, calls: [], callsRefused: 0 };
 }
 
 type Stop = "timeout" | "cancelled" | "output";

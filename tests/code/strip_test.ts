@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { CODE_MAX_CHARS } from "../../lib/code/messages.ts";
 import { runProgram } from "../../lib/code/sandbox.ts";
-import { stripTypes } from "../../lib/code/strip.ts";
+import { stripTypes, triedAsWritten } from "../../lib/code/strip.ts";
 import { within } from "../support/waits.ts";
 import { FakeBridge } from "./fake_bridge.ts";
 
@@ -83,6 +83,45 @@ Deno.test("stripTypes: plain JavaScript means what it meant", async (t) => {
       assert.deepEqual(await valueOf(code), await valueOf(code, false));
     });
   }
+});
+
+Deno.test("triedAsWritten: a program without a `<`, of an acceptable size, is tried as JavaScript first", () => {
+  const cases: [string, boolean][] = [
+    ["async function run(relay) { return (await relay.list_issues({})).items.length; }", true],
+    ["async function run() { const x: number = 1; return x; }", true], // compiles only once stripped
+    ["async function run() { for (let i = 0; i < 3; i++); }", false],
+    ["async function run() { return [1].reduce<number>((a, b) => a + b, 0); }", false],
+    [" ".repeat(CODE_MAX_CHARS + 1), false],
+  ];
+  for (const [code, expected] of cases) assert.equal(triedAsWritten(code), expected, code.slice(0, 80));
+});
+
+Deno.test("runProgram: JavaScript tried as written, TypeScript still stripped, `<` still read as TypeScript's", async (t) => {
+  await t.step("valid JavaScript that sucrase refuses runs as written", async () => {
+    const code = "async function run() { const f = false ? (a) : b => b + 1; return f(1); }";
+    assert.equal((await stripTypes(code)).ok, false); // what every program met before
+    assert.equal(await valueOf(code), 2);
+  });
+  await t.step("TypeScript without a `<`: its compile fails, so it is stripped and runs", async () => {
+    assert.equal(await valueOf("async function run() { const x: number = 2; return x * 3; }"), 6);
+  });
+  await t.step("a type argument that also reads as JavaScript is TypeScript's", async () => {
+    // As JavaScript: (reduce < number) > ((a, b) => a + b, 0), a ReferenceError at run time.
+    assert.equal(
+      await valueOf("async function run() { return [1, 2].reduce<number>((a, b) => a + b, 0); }"),
+      3,
+    );
+  });
+  await t.step("a syntax error without a `<` is still the stripper's, naming its line", async () => {
+    const outcome = await within(
+      30_000,
+      "outcome",
+      runProgram("async function run() {\n  const f = (a) => ;\n}", new FakeBridge()),
+    );
+    assert.equal(outcome.end, "syntax");
+    assert.match(outcome.error ?? "", /^SyntaxError: .+ \(line 2, column \d+\)$/);
+    assert.deepEqual([outcome.calls, outcome.logs], [[], []]);
+  });
 });
 
 Deno.test("stripTypes: lines are kept, so the program's errors name its own lines", async () => {
