@@ -1,6 +1,7 @@
 // The QuickJS engine programs run in, and the turns they take. The engine (quickjs-emscripten's core and
 // bellard QuickJS built as one ES module with its WebAssembly inside, so loading it reads no file and
-// works in tinyagent's read-less sandbox) is imported on first use, never at start.
+// works in tinyagent's read-less sandbox) is imported on first use, never at start, once a process, by
+// the loaders its first program was given (packages.ts; every program of a process is given the same).
 //
 // Each running program has a WebAssembly instance of its own, whose memory is capped at the program's
 // memory limit: QuickJS's own memory limit does not bound what it takes from WebAssembly (measured), the
@@ -10,9 +11,9 @@
 // was hit can abort inside QuickJS), and its memory goes with it.
 
 import type { QuickJSWASMModule } from "quickjs-emscripten-core";
+import { BY_NAME, type CodePackages, type Core, type VariantModule } from "./packages.ts";
 
-type Core = typeof import("quickjs-emscripten-core");
-type Variant = typeof import("@jitl/quickjs-singlefile-mjs-release-sync").default;
+type Variant = VariantModule["default"];
 
 /** Programs running at once. */
 export const MAX_RUNNING = 2;
@@ -39,21 +40,21 @@ export interface Turn {
 let engine: Promise<{ core: Core; variant: Variant }> | undefined;
 
 /** Loads the engine once; a failure says what could not be loaded, and the next call tries again. */
-export function loadEngine(): Promise<{ core: Core; variant: Variant }> {
-  return engine ??= Promise.all([
-    import("quickjs-emscripten-core"),
-    import("@jitl/quickjs-singlefile-mjs-release-sync"),
-  ]).then(([core, variant]) => ({ core, variant: variant.default }), (error) => {
-    engine = undefined;
-    throw new Error(
-      `cannot load tinyagent's program sandbox (QuickJS): ${(error as Error).message ?? error}`,
-    );
-  });
+export function loadEngine(packages: CodePackages = BY_NAME): Promise<{ core: Core; variant: Variant }> {
+  return engine ??= Promise.all([packages.core(), packages.variant()]).then(
+    ([core, variant]) => ({ core, variant: variant.default }),
+    (error) => {
+      engine = undefined;
+      throw new Error(
+        `cannot load tinyagent's program sandbox (QuickJS): ${(error as Error).message ?? error}`,
+      );
+    },
+  );
 }
 
 /** A fresh instance whose WebAssembly memory can never grow past `capBytes`. */
-export async function newInstance(capBytes: number): Promise<Instance> {
-  const { core, variant } = await loadEngine();
+export async function newInstance(capBytes: number, packages?: CodePackages): Promise<Instance> {
+  const { core, variant } = await loadEngine(packages);
   const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: Math.floor(capBytes / 65536) });
   const module = await core.newQuickJSWASMModuleFromVariant(core.newVariant(variant, { wasmMemory: memory }));
   return { module, memory, capBytes };
@@ -73,12 +74,12 @@ export class EnginePool {
   }
 
   /** Waits for a turn, then an instance with that memory cap; null when `signal` aborts first. */
-  async acquire(capBytes: number, signal?: AbortSignal): Promise<Turn | null> {
+  async acquire(capBytes: number, signal?: AbortSignal, packages?: CodePackages): Promise<Turn | null> {
     if (!await this.#turn(signal)) return null;
     let instance = this.#idle?.capBytes === capBytes ? this.#idle : undefined;
     this.#idle = instance ? undefined : this.#idle;
     try {
-      instance ??= await newInstance(capBytes);
+      instance ??= await newInstance(capBytes, packages);
     } catch (error) {
       this.#next();
       throw error;

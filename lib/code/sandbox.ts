@@ -24,6 +24,7 @@ import {
   type ProgramOutcome,
   type RelayBridge,
 } from "./program.ts";
+import type { CodePackages } from "./packages.ts";
 import { stripTypes, triedAsWritten } from "./strip.ts";
 
 export interface RunOptions {
@@ -33,6 +34,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Whether the code may be TypeScript (its types are stripped first); true unless false. */
   typescript?: boolean;
+  /** How QuickJS and sucrase are loaded, the first time (packages.ts); by name unless given. */
+  packages?: CodePackages;
 }
 
 /** The turns every program takes. */
@@ -51,16 +54,17 @@ export async function runProgram(
 ): Promise<ProgramOutcome> {
   const limits = checkLimits({ ...DEFAULT_LIMITS, ...options.limits });
   if (options.signal?.aborted) return notRun("cancelled", limitMessage("cancelled", limits));
-  if (options.typescript === false) return await runSource(code, bridge, limits, options.signal);
+  const run = (source: string) => runSource(source, bridge, limits, options);
+  if (options.typescript === false) return await run(code);
   // JavaScript first where it cannot mean anything else (strip.ts): a compile is a program's first step,
   // so one that fails ran nothing, made no call and wrote nothing, and is stripped and run again.
   if (triedAsWritten(code)) {
-    const asWritten = await runSource(code, bridge, limits, options.signal);
+    const asWritten = await run(code);
     if (asWritten.end !== "syntax") return asWritten;
   }
-  const stripped = await stripTypes(code);
+  const stripped = await stripTypes(code, options.packages);
   if (!stripped.ok) return notRun("syntax", stripped.message);
-  return await runSource(stripped.code, bridge, limits, options.signal);
+  return await run(stripped.code);
 }
 
 /** JavaScript `source` run in its turn on an instance of the pool. */
@@ -68,9 +72,9 @@ async function runSource(
   source: string,
   bridge: RelayBridge,
   limits: ProgramLimits,
-  signal: AbortSignal | undefined,
+  { signal, packages }: RunOptions,
 ): Promise<ProgramOutcome> {
-  const turn = await pool.acquire(limits.memoryBytes, signal);
+  const turn = await pool.acquire(limits.memoryBytes, signal, packages);
   if (!turn) return notRun("cancelled", limitMessage("cancelled", limits));
   const run = new ProgramRun(turn.instance, bridge, limits, signal);
   try {

@@ -7,14 +7,16 @@
 // most of it never meets sucrase at all (triedAsWritten).
 
 import { CODE_MAX_CHARS, stripErrorMessage, tooLargeMessage } from "./messages.ts";
-
-type Sucrase = typeof import("sucrase");
+import { BY_NAME, type CodePackages, type Sucrase } from "./packages.ts";
 
 let sucrase: Promise<Sucrase> | undefined;
 
-/** Loads sucrase once; a failure says what could not be loaded, and the next call tries again. */
-function loadSucrase(): Promise<Sucrase> {
-  return sucrase ??= import("sucrase").catch((error) => {
+/**
+ * Loads sucrase once a process (by the loaders of its first call: packages.ts); a failure says what
+ * could not be loaded, and the next call tries again.
+ */
+function loadSucrase(packages: CodePackages): Promise<Sucrase> {
+  return sucrase ??= packages.sucrase().catch((error) => {
     sucrase = undefined;
     throw new Error(
       `cannot load tinyagent's TypeScript stripper (sucrase): ${(error as Error).message ?? error}`,
@@ -37,9 +39,10 @@ export function triedAsWritten(code: string): boolean {
 /** The program as JavaScript, or a syntax message naming the line. */
 export async function stripTypes(
   code: string,
+  packages: CodePackages = BY_NAME,
 ): Promise<{ ok: true; code: string } | { ok: false; message: string }> {
   if (code.length > CODE_MAX_CHARS) return { ok: false, message: tooLargeMessage(code.length) };
-  const { transform } = await loadSucrase();
+  const { transform } = await loadSucrase(packages);
   try {
     const options = {
       transforms: ["typescript" as const],

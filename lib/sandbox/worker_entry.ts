@@ -8,7 +8,10 @@
 import type { Command } from "../cli/args.ts";
 import { PART_MODULES, type PartName } from "../session/parts.ts";
 
-/** The parts `command` may load, in a fixed order. */
+/**
+ * The parts `command` may load, in a fixed order. Never code mode's packages: by literal specifiers they
+ * would be read before the worker's first answer, and by name (code/packages.ts) they load without.
+ */
 export function partsFor(
   command: Extract<
     Command,

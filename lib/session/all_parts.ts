@@ -9,6 +9,7 @@ export const ALL_PARTS: SessionParts = {
   listen: () => import("./listening_parts.ts"),
   resources: () => import("./resources_session.ts"),
   code: () => import("./code_mode.ts"),
+  packages: () => import("../code/packages_named.ts"),
   rpc: () => import("./rpc.ts"),
   tools: () => import("./tool_commands.ts"),
   diagnose: () => import("./diagnose_command.ts"),

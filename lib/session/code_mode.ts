@@ -4,13 +4,21 @@
 
 import type { CodeModeSettings } from "../cli/session_args.ts";
 import { executeTool } from "../code/execute_tool.ts";
+import type { CodePackages } from "../code/packages.ts";
 import { searchTool } from "../code/search_tool.ts";
 import type { Facade } from "../facade/facade.ts";
 import { failureText } from "../relay/answer.ts";
 import type { LocalTool } from "../wire/mcp.ts";
 
-/** tiny_search and tiny_execute, on the facade `facade()` gives once it is built. */
-export function programTools(facade: () => Facade, settings: CodeModeSettings): LocalTool[] {
+/**
+ * tiny_search and tiny_execute, on the facade `facade()` gives once it is built; QuickJS and sucrase
+ * loaded by `packages` (code/packages.ts), by name unless given.
+ */
+export function programTools(
+  facade: () => Facade,
+  settings: CodeModeSettings,
+  packages?: CodePackages,
+): LocalTool[] {
   return [
     searchTool(async () => {
       const state = await facade().exposedTable();
@@ -19,7 +27,7 @@ export function programTools(facade: () => Facade, settings: CodeModeSettings): 
     executeTool({
       call: (tool, args, origin) => facade().callTool({ name: tool, arguments: args }, { origin }),
       run: async (code, bridge, options) =>
-        (await import("../code/sandbox.ts")).runProgram(code, bridge, options),
+        (await import("../code/sandbox.ts")).runProgram(code, bridge, { ...options, packages }),
       limits: { wallMs: settings.wallMs },
     }),
   ];

@@ -31,6 +31,18 @@ export interface RelaySide extends ToolProvider {
 
 type Mcp = Extract<Command, { command: "mcp" }>;
 
+/** Code mode's parts (session/parts.ts), for --code-mode: its tools, and literal package loaders if given. */
+export interface CodeParts {
+  code?: () => Promise<typeof import("./code_mode.ts")>;
+  packages?: () => Promise<typeof import("../code/packages_named.ts")>;
+}
+
+/** Code mode's tools module, and the loaders of its packages: the runner's literal ones, or none (by name). */
+async function loadCodeMode(parts: CodeParts) {
+  const [tools, named] = await Promise.all([(parts.code ?? missingCode)(), parts.packages?.()]);
+  return { tools, packages: named?.NAMED };
+}
+
 /** The session's connection to the relay, opened at once; its deadlines armed once the host has an answer. */
 async function openTransport(command: Mcp, answered: Promise<void>): Promise<RelayTransport> {
   const { RelayTransport, stepBound } = await import("../transport/kept_connection.ts");
@@ -49,13 +61,13 @@ async function buildFacade(
   log: (line: string) => void,
   oversight: OversightParts,
   transport: Promise<RelayTransport>,
-  loadCode: (() => Promise<typeof import("./code_mode.ts")>) | undefined,
+  codeParts: CodeParts,
 ): Promise<Facade> {
   const [{ assembleFacade }, { RelayClient }, opened, code] = await Promise.all([
     import("./tool_session.ts"),
     import("../relay/client.ts"),
     transport,
-    command.codeMode ? (loadCode ?? missingCode)() : undefined,
+    command.codeMode ? loadCodeMode(codeParts) : undefined,
   ]);
   const relay = new RelayClient({
     endpoint: command.relay,
@@ -66,7 +78,7 @@ async function buildFacade(
   // Code mode's tools call the facade they are offered by: bound once it is built.
   let built: Facade | undefined;
   const programTools = code && command.codeMode
-    ? code.programTools(() => built!, command.codeMode)
+    ? code.tools.programTools(() => built!, command.codeMode, code.packages)
     : undefined;
   return built = assembleFacade(command, signer, relay, log, { ...oversight, programTools });
 }
@@ -85,8 +97,8 @@ export function deferredFacade(
   answered: Promise<void>,
   /** Who asks the person before a write (the host), and the audit log. */
   oversight: OversightParts,
-  /** Loads code mode's tools (the code part), with --code-mode. */
-  loadCode?: () => Promise<typeof import("./code_mode.ts")>,
+  /** Code mode's parts, loaded with --code-mode. */
+  codeParts: CodeParts = {},
 ): RelaySide {
   const guarded = <T>(work: Promise<T>): Promise<T> =>
     work.catch((error) => {
@@ -103,7 +115,7 @@ export function deferredFacade(
   let loading: Promise<Facade> | undefined;
   let toolsChanged: (() => void) | undefined;
   const load = () =>
-    loading ??= buildFacade(command, signer, log, oversight, opening, loadCode).then((facade) => {
+    loading ??= buildFacade(command, signer, log, oversight, opening, codeParts).then((facade) => {
       if (toolsChanged) facade.onToolsChanged(toolsChanged);
       if (closed) facade.close();
       return facade;

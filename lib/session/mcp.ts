@@ -14,7 +14,7 @@ import type { Signer } from "../key/signer.ts";
 import { PackageLoadError } from "../key/stack.ts";
 import type { AuditSink } from "../oversight/audit_log.ts";
 import { oversightSummary } from "../oversight/settings.ts";
-import { deferredFacade } from "./deferred_facade.ts";
+import { type CodeParts, deferredFacade } from "./deferred_facade.ts";
 import { parentGone } from "./lifecycle.ts";
 import { listening, type LoadListening } from "./listening.ts";
 import { type LoadResources, resourceMethods } from "./resource_methods.ts";
@@ -24,9 +24,8 @@ import { approvalsSummary, listenSummary } from "../listen/summary.ts";
 type Mcp = Extract<Command, { command: "mcp" }>;
 
 /** The parts mcp may load (session/parts.ts): listening and code mode, with their flags; the resources. */
-interface McpParts {
+interface McpParts extends CodeParts {
   listen?: LoadListening;
-  code?: () => Promise<typeof import("./code_mode.ts")>;
   resources?: LoadResources;
 }
 
@@ -52,7 +51,7 @@ export async function mcp(
     audit,
     budget: room.budget,
     localTools: room.localTools,
-  }, parts.code);
+  }, parts);
   if (Deno.stdin.isTerminal()) log(byHandHint(command));
   const announce = announcer(command, signer, channel, log, end.stop);
   const host = hostWatch(answered);

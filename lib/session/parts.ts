@@ -13,6 +13,11 @@ export interface SessionParts {
   resources(): Promise<typeof import("./resources_session.ts")>;
   /** mcp --code-mode: tiny_search and tiny_execute. */
   code(): Promise<typeof import("./code_mode.ts")>;
+  /**
+   * Code mode's npm packages by literal specifiers, for a run whose graph holds every part anyway; a
+   * worker started from source is not given it, and loads them by name (code/packages.ts).
+   */
+  packages(): Promise<typeof import("../code/packages_named.ts")>;
   /** rpc and call METHOD. */
   rpc(): Promise<typeof import("./rpc.ts")>;
   /** tools and call TOOL. */
@@ -28,6 +33,7 @@ export const PART_MODULES: Readonly<Record<PartName, string>> = {
   listen: "session/listening_parts.ts",
   resources: "session/resources_session.ts",
   code: "session/code_mode.ts",
+  packages: "code/packages_named.ts",
   rpc: "session/rpc.ts",
   tools: "session/tool_commands.ts",
   diagnose: "session/diagnose_command.ts",

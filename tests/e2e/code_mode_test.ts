@@ -13,6 +13,7 @@ import type { ConfigCommand } from "../../lib/cli/session_args.ts";
 import { issuesContent } from "../support/strict_relay/content_gen_repo.ts";
 import { toolOk } from "../support/strict_relay/mod.ts";
 import { callsOf, withHost } from "../support/sdk_host.ts";
+import { LAUNCH } from "../support/tinyagent.ts";
 import { receiptPattern } from "../support/oversight.ts";
 import { until } from "../support/waits.ts";
 import { TINY_DIAGNOSE } from "../support/contract.ts";
@@ -60,6 +61,28 @@ Deno.test("code mode offers tiny_search and tiny_execute in place of the relay's
     await assert.rejects(direct, /Unknown tool: list_rooms \(code mode: a tiny_execute program calls it/);
     assert.equal(callsOf(relay, "list_rooms").length, 0, "refused before the relay");
   });
+});
+
+Deno.test("as run from a checkout (launch.ts): the worker, given code mode but not its packages, loads them by name", async () => {
+  // The sandbox's worker reads no file; QuickJS and sucrase load there as npm packages, by name.
+  await withHost(
+    { args: ["--code-mode"], flags: shippedFlags(), script: LAUNCH },
+    async ({ client, relay }) => {
+      relay.setTool("list_rooms", () => toolOk({ rooms: [{ id: "general" }, { id: "ops" }] }));
+      const javascript = await execute(
+        client,
+        "async function run(relay) { return (await relay.list_rooms({})).rooms.map((room) => room.id); }",
+      );
+      assert.deepEqual([javascript.report.end, javascript.report.value], ["returned", ["general", "ops"]]);
+      const typescript = await execute(
+        client,
+        "async function run(relay: { list_rooms(args: object): Promise<{ rooms: { id: string }[] }> }) {\n" +
+          "  const { rooms } = await relay.list_rooms({});\n  return rooms.length as number;\n}",
+      );
+      assert.deepEqual([typescript.report.end, typescript.report.value], ["returned", 2]);
+      assert.equal(callsOf(relay, "list_rooms").length, 2);
+    },
+  );
 });
 
 Deno.test("one tiny_execute reads a list and its 20 items: 21 relay calls, each its own fresh token", async () => {

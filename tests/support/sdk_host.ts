@@ -43,6 +43,8 @@ export async function withHost(
     elicitation?: boolean;
     /** Permission flags instead of the narrow ones (shippedFlags(): the sandbox, which may write an audit log). */
     flags?: string[];
+    /** The entry to run, main.ts unless given (LAUNCH, with shippedFlags(): as bin/tinyagent runs it). */
+    script?: string;
     prepare?: (relay: StrictRelay, key: TestKey) => void;
   },
   fn: (host: Host) => Promise<void>,
@@ -56,6 +58,7 @@ export async function withHost(
     key,
     args: options.args,
     flags: options.flags,
+    script: options.script,
   });
   const client = new Client(
     { name: "oversight-test", version: "1.0.0" },

@@ -32,6 +32,8 @@ import { HOST_REQUEST_ID } from "./oversight.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 export const MAIN = `${ROOT}main.ts`;
+/** The entry bin/tinyagent runs from a checkout, loading each module by URL. */
+export const LAUNCH = `${ROOT}launch.ts`;
 
 /** A fresh agent key in every form a test may look for in output. */
 export interface TestKey {
@@ -121,9 +123,18 @@ export function commandLine(options: SpawnOptions): { program: string; args: str
  * environment (hostEnv) with the key, and its stderr collected for the caller to read.
  */
 export function sdkStdio(
-  options: { netHost: string; relayUrl: string; key: TestKey; args?: string[]; flags?: string[] },
+  options: {
+    netHost: string;
+    relayUrl: string;
+    key: TestKey;
+    args?: string[];
+    flags?: string[];
+    /** The entry to run: main.ts unless given (LAUNCH: as run from a checkout). */
+    script?: string;
+  },
 ): { transport: StdioClientTransport; stderr: () => string } {
   const { program, args } = commandLine({
+    script: options.script,
     flags: options.flags ?? narrowFlags(options.netHost),
     args: ["mcp", "--relay", options.relayUrl, ...(options.args ?? [])],
   });
