@@ -20,6 +20,8 @@ const WIRING: Record<string, string> = {
   "session/diagnose_command.ts": "diagnose as a user runs it; e2e/diagnose_test",
   "session/code_mode.ts": "code mode's tools on an mcp session's facade; e2e/code_mode_test",
   "code/prelude.ts": "the guest-side source text; code/sandbox_test and code/guest_test run it in QuickJS",
+  "code/packages_named.ts":
+    "code mode's packages by literal specifiers; code/packages_test compares them with packages.ts's by name",
   "facade/forward.ts":
     "one call out and back, signed and resubmitted; facade/facade_test drives it, e2e/signing_test",
   "session/mcp.ts":
