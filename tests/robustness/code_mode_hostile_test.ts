@@ -6,11 +6,10 @@
 
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { startStrictRelay } from "../support/strict_relay/mod.ts";
+import { startStrictRelay, toolOk } from "../support/strict_relay/mod.ts";
 import { assertNoSecret, newKey, sdkStdio } from "../support/tinyagent.ts";
 import { shippedFlags } from "../../scripts/shipped_flags.ts";
 import { within } from "../support/waits.ts";
-import { callsOf } from "../support/sdk_host.ts";
 
 const MiB = 1024 * 1024;
 
@@ -120,6 +119,16 @@ Deno.test("hostile programs through the process: each ends, the session goes on,
       });
     }
     await t.step("cancellation mid-run: the calls stop, the next program works", async () => {
+      // The relay holds the third call's answer, so the program is waiting on it, with no other call,
+      // when the host cancels; a ping answered after the cancellation (sent after it on the same pipe)
+      // says tinyagent has taken it in. Only then is the answer let through: a program still running
+      // would call again at once, and would go on for its 3 s limit.
+      const held = Promise.withResolvers<void>();
+      let served = 0;
+      relay.setTool("read_room", async () => {
+        if (++served >= 3) await held.promise;
+        return toolOk({ messages: [] });
+      });
       const cancel = new AbortController();
       const running = client.callTool(
         {
@@ -132,19 +141,20 @@ Deno.test("hostile programs through the process: each ends, the session goes on,
         { signal: cancel.signal, timeout: 120_000 },
       );
       running.catch(() => {});
-      await within(
-        30_000,
-        "the program's first calls",
-        waitFor(() => callsOf(relay, "read_room").length >= 3),
-      );
-      cancel.abort();
-      const atCancel = callsOf(relay, "read_room").length;
-      await assert.rejects(running);
-      // The program stops at once: a call in flight may land, never a new one (left running, it would make
-      // hundreds more before its 3 s limit).
-      await within(30_000, "the calls stopping", stopsGrowing(() => callsOf(relay, "read_room").length));
-      const after = callsOf(relay, "read_room").length - atCancel;
-      assert.ok(after <= 1, `${after} calls after the cancel`);
+      try {
+        await within(
+          30_000,
+          "the program's third call",
+          waitFor(() => served === 3),
+        );
+        cancel.abort();
+        await assert.rejects(running);
+        assert.deepEqual(await within(10_000, "a ping after the cancellation", client.ping()), {});
+      } finally {
+        held.resolve();
+      }
+      await within(30_000, "the calls stopping", stopsGrowing(() => served));
+      assert.equal(served, 3, "no call after the cancel");
       const fresh = await within(
         60_000,
         "a fresh program after it",
