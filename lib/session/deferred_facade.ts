@@ -37,7 +37,7 @@ export interface CodeParts {
   packages?: () => Promise<typeof import("../code/packages_named.ts")>;
 }
 
-/** Code mode's tools module, and the loaders of its packages: the runner's literal ones, or none (by name). */
+/** Code mode's tools module and its packages' loaders: the runner's literal ones, or none (by name). */
 async function loadCodeMode(parts: CodeParts) {
   const [tools, named] = await Promise.all([(parts.code ?? missingCode)(), parts.packages?.()]);
   return { tools, packages: named?.NAMED };
