@@ -1,6 +1,7 @@
-// A few results of a pure computation kept by their input, the least recently used going first:
-// a host reads the same resource again and again (on each @-mention, each time an editor shows it),
-// and parsing its URI or rendering an unchanged answer again gives what it gave before.
+// A few values kept by their key, the least recently used going first: a host reads the same resource
+// again and again (on each @-mention, each time an editor shows it), and parsing its URI or rendering an
+// unchanged answer again gives what it gave before; the list calls' cache (call_cache.ts) keeps its
+// answers here too, with their age.
 
 export class Memo<V> {
   #kept = new Map<string, V>();
