@@ -9,7 +9,7 @@ const hex = Deno.env.get("TINY_PRIVATE_KEY") ?? "";
 const secretKey = Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
 const curve = await loadCurve();
 const loaded = performance.now();
-const event = curve.sign(
+const event = await curve.sign(
   { kind: 1, created_at: Math.floor(Date.now() / 1000), tags: [], content: "first" },
   secretKey,
 );

@@ -4,8 +4,11 @@
 // decodes in about half the time of the plain one, its base64 decoded by the runtime: fast_atob.ts),
 // 2-2.5x faster than noble's JavaScript and with no
 // tables to build at start; or, when the WASM cannot load, noble through nostr-tools' `pure` entry,
-// said once. Neither checks an event's shape: verify.ts does, before either is asked.
+// said once. The WASM's memory is fixed and too small for events near the websocket's 1 MiB bound
+// (native_bound.ts): those are signed and checked by noble, loaded the first time one comes, so an
+// answer is sync for every other event. Neither checks an event's shape: verify.ts does, first.
 
+import { fitsNative, isOutOfMemory, NATIVE_MAX_BYTES } from "./native_bound.ts";
 import { withFastAtob } from "./fast_atob.ts";
 
 /** An event to sign: what the id covers, except the public key. */
@@ -30,17 +33,20 @@ export interface Curve {
   generateSecretKey(): Uint8Array;
   /** The x-only public key, lowercase hex. */
   getPublicKey(secretKey: Uint8Array): string;
-  sign(template: Template, secretKey: Uint8Array): Signature;
-  /** Whether id and sig hold for the event's fields; never throws. */
-  verify(event: Template & Signature): boolean;
+  /** The signature; a promise only while the JavaScript curve an event too large for the WASM needs loads. */
+  sign(template: Template, secretKey: Uint8Array): Signature | Promise<Signature>;
+  /** Whether id and sig hold for the event's fields (a promise as for sign); never rejects. */
+  verify(event: Template & Signature): boolean | Promise<boolean>;
 }
 
 type Wasm = typeof import("nostr-tools/wasm");
 type Pure = typeof import("nostr-tools/pure");
+/** nostr-wasm itself: its check throws, saying why, where nostr-tools' answers false for any failure. */
+type Library = Parameters<Wasm["setNostrWasm"]>[0];
 
 /** How the two are loaded; tests replace them. */
 export interface CurveSources {
-  wasm(): Promise<{ tools: Wasm; init: () => Promise<Parameters<Wasm["setNostrWasm"]>[0]> }>;
+  wasm(): Promise<{ tools: Wasm; init: () => Promise<Library> }>;
   pure(): Promise<Pure>;
   /** One line on stderr: the fallback, or what the native library printed. */
   warn(line: string): void;
@@ -105,7 +111,24 @@ function fieldsOf(event: Template & Signature): Template & Signature {
   return { id, pubkey, created_at, kind, tags, content, sig };
 }
 
-function nativeCurve(tools: Wasm, warn: (line: string) => void): Curve {
+/** The JavaScript curve for events the WASM cannot hold, loaded once, on the first such event. */
+type Large = () => Promise<Curve>;
+
+/** `work` on the loaded JavaScript curve: at once when it is, else once it has loaded. */
+function onLarge<T>(large: { curve?: Curve; load: Large }, work: (curve: Curve) => T | Promise<T>) {
+  return large.curve ? work(large.curve) : large.load().then(work);
+}
+
+function nativeCurve(tools: Wasm, library: Library, load: Large, warn: (line: string) => void): Curve {
+  const large: { curve?: Curve; load: Large } = {
+    load: () =>
+      load().then((curve) => large.curve = curve, (error) => {
+        const why = redacted(String((error as Error)?.message ?? error).split("\n")[0]);
+        throw new Error(
+          `the JavaScript signer, needed for an event over ${NATIVE_MAX_BYTES} bytes, could not load: ${why}`,
+        );
+      }),
+  };
   return {
     native: true,
     generateSecretKey: () => {
@@ -116,10 +139,27 @@ function nativeCurve(tools: Wasm, warn: (line: string) => void): Curve {
     },
     getPublicKey: (secretKey) => quietly(() => tools.getPublicKey(secretKey), warn),
     sign: (template, secretKey) => {
-      const event = quietly(() => tools.finalizeEvent({ ...template }, secretKey), warn);
-      return { id: event.id, pubkey: event.pubkey, sig: event.sig };
+      const byLarge = () => onLarge(large, (curve) => curve.sign(template, secretKey));
+      if (!fitsNative(template)) return byLarge();
+      try {
+        const event = quietly(() => tools.finalizeEvent({ ...template }, secretKey), warn);
+        return { id: event.id, pubkey: event.pubkey, sig: event.sig };
+      } catch (error) {
+        if (isOutOfMemory(error)) return byLarge(); // never expected below the bound; never a failure
+        throw error;
+      }
     },
-    verify: (event) => quietly(() => tools.verifyEvent(fieldsOf(event)), warn),
+    verify: (event) => {
+      const byLarge = () => onLarge(large, (curve) => curve.verify(event));
+      if (!fitsNative(event)) return byLarge();
+      try {
+        quietly(() => library.verifyEvent(fieldsOf(event)), warn);
+        return true;
+      } catch (error) {
+        // A check the WASM could not make is no verdict: it is made again in JavaScript.
+        return isOutOfMemory(error) ? byLarge() : false;
+      }
+    },
   };
 }
 
@@ -147,17 +187,24 @@ function pureCurve(tools: Pure): Curve {
  * Rejects only when neither loads: that error is the fallback's.
  */
 export async function loadCurve(sources: CurveSources = DEFAULT_SOURCES): Promise<Curve> {
+  let pure: Promise<Curve> | undefined;
+  const loadPure = () =>
+    pure ??= sources.pure().then(pureCurve, (error) => {
+      pure = undefined; // tried again by the next event that needs it
+      throw error;
+    });
   try {
     const { tools, init } = await sources.wasm();
     // Decoding and compiling the embedded WASM prints nothing; only the calls above are kept quiet.
-    tools.setNostrWasm(await init());
-    return nativeCurve(tools, sources.warn);
+    const library = await init();
+    tools.setNostrWasm(library);
+    return nativeCurve(tools, library, loadPure, sources.warn);
   } catch (error) {
     const why = redacted((error instanceof Error ? error.message : String(error)).split("\n")[0]);
     sources.warn(
       `the native signer (libsecp256k1 in WebAssembly) could not load (${why}); ` +
         "signing and checking signatures in JavaScript instead, about half as fast",
     );
-    return pureCurve(await sources.pure());
+    return await loadPure();
   }
 }

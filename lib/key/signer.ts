@@ -130,7 +130,7 @@ export class Signer {
   async sign(template: EventTemplate): Promise<SignedEvent> {
     const { curve } = await loadNostr();
     const { kind, created_at, tags, content } = template;
-    const { id, pubkey, sig } = curve.sign({ kind, created_at, tags, content }, this.#secretKey);
+    const { id, pubkey, sig } = await curve.sign({ kind, created_at, tags, content }, this.#secretKey);
     return { id, pubkey, created_at, kind, tags, content, sig };
   }
 

@@ -28,8 +28,14 @@ export function isSignedEventShape(value: unknown): value is SignedEvent {
     tags.every((tag) => Array.isArray(tag) && tag.every((item) => typeof item === "string"));
 }
 
-/** A check for events, once the curve has loaded: true when the shape, the id and the signature hold. */
-export async function eventVerifier(): Promise<(event: unknown) => boolean> {
+/**
+ * A check for events, once the curve has loaded: true when the shape, the id and the signature hold.
+ * Its answer is sync but for an event too large for the native curve while the JavaScript one loads
+ * (curve.ts); that promise rejects only when it cannot load.
+ */
+export type EventCheck = (event: unknown) => boolean | Promise<boolean>;
+
+export async function eventVerifier(): Promise<EventCheck> {
   const { curve } = await loadNostr();
   return (event) => {
     if (!isSignedEventShape(event)) return false;

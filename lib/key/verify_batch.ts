@@ -22,14 +22,16 @@ const CHUNK = 500;
 
 /**
  * The worker's source: libsecp256k1 through nostr-wasm, the version deno.json's import map names (a test
- * holds the two together), with every console method silenced (the library's C side may print).
+ * holds the two together), with every console method silenced (the library's C side may print). An
+ * event its fixed memory cannot hold (native_bound.ts) gets no verdict (null): it is checked here.
  */
 export const HELPER_SOURCE = [
   'import { initNostrWasm } from "npm:nostr-wasm@0.1.0/gzipped";',
   "for (const name of ['log', 'info', 'debug', 'warn', 'error']) console[name] = () => {};",
   "const nw = await initNostrWasm();",
   "self.onmessage = ({ data }) => self.postMessage(data.map((event) => {",
-  "  try { nw.verifyEvent(event); return true; } catch { return false; }",
+  "  try { nw.verifyEvent(event); return true; }",
+  "  catch (error) { return /\\bOut of memory\\b/.test(error?.message) ? null : false; }",
   "}));",
   "self.postMessage('ready');",
 ].join("\n");
@@ -43,8 +45,11 @@ function sayOnce(why: string): void {
   console.error(`tinyagent: signatures of a large answer are checked on one thread: ${why}`);
 }
 
+/** A verdict from the worker: null where its memory could not hold the event. */
+export type Verdict = boolean | null;
+
 /** The checks of `events` by a fresh worker; undefined when it could not do them. */
-export async function checkedElsewhere(events: readonly SignedEvent[]): Promise<boolean[] | undefined> {
+export async function checkedElsewhere(events: readonly SignedEvent[]): Promise<Verdict[] | undefined> {
   let worker: Worker;
   try {
     worker = new Worker(`data:application/javascript;base64,${btoa(HELPER_SOURCE)}`, {
@@ -57,8 +62,8 @@ export async function checkedElsewhere(events: readonly SignedEvent[]): Promise<
   }
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    return await new Promise<boolean[] | undefined>((resolve) => {
-      const verdicts: boolean[] = [];
+    return await new Promise<Verdict[] | undefined>((resolve) => {
+      const verdicts: Verdict[] = [];
       let sent = 0;
       const send = () => {
         if (sent >= events.length) return;
@@ -98,7 +103,10 @@ async function checkedHere(events: readonly SignedEvent[]): Promise<boolean[]> {
   const verify = await eventVerifier();
   const results: boolean[] = [];
   for (let start = 0; start < events.length; start += SLICE) {
-    for (const event of events.slice(start, start + SLICE)) results.push(verify(event));
+    for (const event of events.slice(start, start + SLICE)) {
+      const verdict = verify(event);
+      results.push(typeof verdict === "boolean" ? verdict : await verdict);
+    }
     if (start + SLICE < events.length) await new Promise((resolve) => setTimeout(resolve, 0));
   }
   return results;
@@ -113,14 +121,18 @@ async function checkedHere(events: readonly SignedEvent[]): Promise<boolean[]> {
 export async function verifyBatch(
   events: readonly SignedEvent[],
   /** Who checks the second half (a test's own); by default a fresh worker. */
-  elsewhere: (events: readonly SignedEvent[]) => Promise<boolean[] | undefined> = checkedElsewhere,
+  elsewhere: (events: readonly SignedEvent[]) => Promise<Verdict[] | undefined> = checkedElsewhere,
 ): Promise<boolean[]> {
   if (events.length < PARALLEL_FROM) return await checkedHere(events);
   const half = Math.ceil(events.length / 2);
   const second = events.slice(half);
   const [mine, theirs] = await Promise.all([checkedHere(events.slice(0, half)), elsewhere(second)]);
-  const rest = theirs
-    ? theirs.map((ok, i) => ok === true && isSignedEventShape(second[i]))
-    : await checkedHere(second);
+  if (!theirs) return [...mine, ...await checkedHere(second)];
+  const rest: boolean[] = [];
+  for (const [i, ok] of theirs.entries()) {
+    rest.push(
+      ok === null ? (await checkedHere([second[i]]))[0] : ok === true && isSignedEventShape(second[i]),
+    );
+  }
   return [...mine, ...rest];
 }

@@ -6,12 +6,14 @@
 // to a room (listen/) go this way.
 
 import type { EventTemplate, SignedEvent, Signer } from "../key/signer.ts";
+import { redacted } from "../key/curve.ts";
+import { PackageLoadError } from "../key/stack.ts";
 import type { RelayEndpoint } from "../relay/endpoint.ts";
 import { publishReceipt } from "../relay/helper_answer.ts";
 import type { SignedHttp, SignedOutcome } from "../relay/signed_http.ts";
 import { parseJson } from "../wire/json.ts";
 import type { JsonObject } from "../wire/mcp.ts";
-import type { WriteOutcome } from "./receipt.ts";
+import { unsignedText, type WriteOutcome } from "./receipt.ts";
 import type { WriteGate } from "./write_gate.ts";
 
 /** No receipt is anywhere near this long. */
@@ -52,7 +54,10 @@ export async function gatedPublish(
     event = await deps.signer.sign(template);
   } catch (error) {
     clearance.reservation.release(); // nothing was signed: its place is free again
-    throw error;
+    if (error instanceof PackageLoadError) throw error; // tinyagent's own code is missing: a clear stop
+    const text = unsignedText(tool, redacted(String((error as Error)?.message ?? error)));
+    await deps.gate.refused(tool, args, template, text);
+    return { ok: false, held: true, error: text };
   }
   clearance.reservation.spend();
   const url = `${deps.endpoint.base}/events`;

@@ -154,3 +154,12 @@ export function notSentText(detail: string, tool: string, event: { id: string })
   return `${detail}. The signed event ${event.id} did not reach the relay, so nothing was published; ` +
     `calling ${tool} again is safe.`;
 }
+
+/**
+ * Signing failed (the signer's own error, with anything shaped like a key already taken out): nothing
+ * was signed nor sent, and the budget's place is given back.
+ */
+export function unsignedText(tool: string, why: string): string {
+  return `tinyagent could not sign the event ${tool} asked for (${why}), so nothing was published; ` +
+    `calling ${tool} again will try once more.`;
+}

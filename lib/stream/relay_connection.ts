@@ -7,7 +7,7 @@
 // and signature.
 
 import type { SignedEvent, Signer } from "../key/signer.ts";
-import { eventVerifier } from "../key/verify.ts";
+import { type EventCheck, eventVerifier } from "../key/verify.ts";
 import {
   authFrame,
   closeFrame,
@@ -86,7 +86,7 @@ export class RelayConnection {
   #host: ConnectionHost;
   #signer: Signer;
   #url: string;
-  #verify: (event: SignedEvent) => boolean;
+  #verify: EventCheck;
   /** The AUTH event awaiting the relay's OK, or "signing" while it is being made. */
   #authPending: string | undefined;
   #challenged = false;
@@ -105,7 +105,7 @@ export class RelayConnection {
     host: ConnectionHost,
     signer: Signer,
     url: string,
-    verify: (event: SignedEvent) => boolean,
+    verify: EventCheck,
   ) {
     this.#socket = socket;
     this.#host = host;
@@ -172,7 +172,8 @@ export class RelayConnection {
     for (;;) {
       const message = await this.#socket.next();
       if (message === undefined) break;
-      if (message.type === "text") this.#handle(message.text);
+      // Only an event too large for the native curve, checked in JavaScript, makes this wait (in order).
+      if (message.type === "text") await this.#handle(message.text);
     }
     this.#done = true;
     clearTimeout(this.#authTimer);
@@ -184,7 +185,7 @@ export class RelayConnection {
     this.#host.ended(this, ended.reason, upMs);
   }
 
-  #handle(text: string): void {
+  #handle(text: string): void | Promise<void> {
     this.#heardAt = Date.now();
     const message = parseRelayMessage(text);
     switch (message.type) {
@@ -196,11 +197,16 @@ export class RelayConnection {
       case "EVENT": {
         const req = this.#authPending === undefined ? this.#host.req(message.subscription) : undefined;
         if (!req) return;
-        if (!isSignedEventShape(message.event) || (!req.checksAtEnd && !this.#verify(message.event))) {
-          this.#badEvents++;
-          return;
-        }
-        return req.event(signedEventOf(message.event), encodedSize(text));
+        const event = message.event;
+        const verdict = !isSignedEventShape(event) ? false : req.checksAtEnd || this.#verify(event);
+        if (typeof verdict === "boolean") return this.#take(req, event, verdict, text);
+        return verdict.then(
+          (ok) => this.#take(req, event, ok, text),
+          (error) => {
+            this.#host.log(`cannot check a large event's signature: ${(error as Error)?.message ?? error}`);
+            this.#take(req, event, false, text);
+          },
+        );
       }
       case "EOSE":
         if (this.#authPending === undefined) this.#host.req(message.subscription)?.eose();
@@ -214,6 +220,12 @@ export class RelayConnection {
           this.#host.log(`the relay says: ${shown(message.message)}`);
         }
     }
+  }
+
+  /** An event passed on to its REQ when it holds; counted as dropped when it does not. */
+  #take(req: Req, event: unknown, ok: boolean, text: string): void {
+    if (!ok) this.#badEvents++;
+    else req.event(signedEventOf(event as SignedEvent), encodedSize(text));
   }
 
   /**

@@ -8,6 +8,7 @@ import { Facade, type FacadeOptions, type RelayPort } from "../../lib/facade/fac
 import type { CallOutcome, CallToolResult, JsonObject, LocalTool, Tool } from "../../lib/wire/mcp.ts";
 import type { RelayAnswer, RelayFailure } from "../../lib/relay/answer.ts";
 import { Signer } from "../../lib/key/signer.ts";
+import { PackageLoadError } from "../../lib/key/stack.ts";
 import { WriteBudget } from "../../lib/oversight/write_budget.ts";
 import { WriteGate } from "../../lib/oversight/write_gate.ts";
 import type { AuditEntry } from "../../lib/oversight/audit_record.ts";
@@ -620,12 +621,14 @@ Deno.test("writes under the person's hold", async (t) => {
       assert.equal(questions.length, 2);
     },
   );
-  await t.step("a signature that fails gives its budget place back", async () => {
+  await t.step("a signature that fails: a tool error saying so, and its budget place back", async () => {
     const { gate } = gated(1);
-    let fail = true;
+    let fail: Error | undefined = new Error(
+      `nostr-wasm: Out of memory (resizing 1146880) ${"ab".repeat(32)}`,
+    );
     const flaky = {
       sign: (template: Parameters<typeof signer.sign>[0]) =>
-        fail ? Promise.reject(new Error("signing failed")) : signer.sign(template),
+        fail ? Promise.reject(fail) : signer.sign(template),
       mentionsKey: (value: unknown) => signer.mentionsKey(value),
     };
     const relay = new ScriptedRelay();
@@ -640,8 +643,19 @@ Deno.test("writes under the person's hold", async (t) => {
       gate,
     });
     relay.callAnswers.push(templateAnswer(9));
-    await assert.rejects(facade.callTool({ name: "post_message", arguments: {} }), /signing failed/);
-    fail = false;
+    const failed = resultOf(await facade.callTool({ name: "post_message", arguments: {} }));
+    assert.equal(failed.isError, true);
+    assert.equal(
+      textOf(failed),
+      "tinyagent could not sign the event post_message asked for (nostr-wasm: Out of memory (resizing " +
+        "1146880) [hex]), so nothing was published; calling post_message again will try once more.",
+      "what failed, with nothing shaped like a key",
+    );
+    assert.equal(relay.calls.length, 1, "nothing resubmitted");
+    fail = new PackageLoadError("cannot load tinyagent's own signing code");
+    relay.callAnswers.push(templateAnswer(9));
+    await assert.rejects(facade.callTool({ name: "post_message", arguments: {} }), PackageLoadError);
+    fail = undefined;
     relay.callAnswers.push(templateAnswer(9), ok({ content: [], structuredContent: { accepted: true } }));
     const result = resultOf(await facade.callTool({ name: "post_message", arguments: {} }));
     assert.equal(result.isError, undefined, "the one write the budget allows was not used up by the failure");

@@ -31,7 +31,7 @@ function events(n: number): SignedEvent[] {
 
 async function oneByOne(list: readonly SignedEvent[]): Promise<boolean[]> {
   const verify = await eventVerifier();
-  return list.map((event) => verify(event));
+  return await Promise.all(list.map((event) => verify(event)));
 }
 
 Deno.test("a small batch: each verdict as one event's check gives it, in order", async () => {
@@ -55,6 +55,21 @@ Deno.test("a large batch, half checked by the worker: the same verdicts", async 
   let asked = 0;
   const verdicts = await verifyBatch(list, (half) => (asked = half.length, checkedElsewhere(half)));
   assert.equal(asked, Math.floor(list.length / 2));
+  assert.deepEqual(verdicts, await oneByOne(list));
+});
+
+Deno.test("events too large for libsecp256k1's memory: no verdict from the worker, checked here", async () => {
+  const large = (content: string) =>
+    JSON.parse(
+      JSON.stringify(finalizeEvent({ kind: 1, created_at: 1_700_000_000, tags: [], content }, secret)),
+    );
+  const valid = large("a".repeat(1_000_000));
+  const forged = { ...large("b".repeat(1_000_000)), content: `c${"b".repeat(999_999)}` };
+  const theirs = await checkedElsewhere([valid, forged, events(1)[0]]);
+  assert.deepEqual(theirs, [null, null, true], "the worker says it could not tell, never false");
+  const list = [...events(PARALLEL_FROM), valid, forged];
+  const verdicts = await verifyBatch(list);
+  assert.deepEqual(verdicts.slice(-2), [true, false], "a valid large event holds; a forged one does not");
   assert.deepEqual(verdicts, await oneByOne(list));
 });
 

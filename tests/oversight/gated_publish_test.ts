@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { generateSecretKey, getPublicKey, verifyEvent } from "nostr-tools/pure";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { type EventTemplate, Signer } from "../../lib/key/signer.ts";
+import { PackageLoadError } from "../../lib/key/stack.ts";
 import { failureDetail, gatedPublish, type PublishDeps } from "../../lib/oversight/gated_publish.ts";
 import type { AuditEntry } from "../../lib/oversight/audit_record.ts";
 import type { ConfirmAnswer } from "../../lib/oversight/confirmation.ts";
@@ -228,18 +229,33 @@ Deno.test("held back: the budget spent, or the person declining: nothing signed,
   assert.deepEqual(declined.entries[0].template, { ...TEMPLATE });
 });
 
-Deno.test("signing throws: the place is given back, nothing sent, the error the caller's", async () => {
+Deno.test("signing fails: the place is given back, nothing sent, held with what failed", async () => {
   const s = setup(answer(200, '{"accepted":true}'), {
     limit: 1,
-    sign: () => Promise.reject(new Error("the signing stack failed to load")),
+    sign: () => Promise.reject(new Error("nostr-wasm: Out of memory (resizing 1155072)")),
+  });
+  const published = await gatedPublish(s.deps, "post_message", ARGS, TEMPLATE, never());
+  const text = "tinyagent could not sign the event post_message asked for (nostr-wasm: Out of memory " +
+    "(resizing 1155072)), so nothing was published; calling post_message again will try once more.";
+  assert.deepEqual(published, { ok: false, held: true, error: text });
+  assert.deepEqual([s.sent.length, s.budget.spent], [0, 0]);
+  assert.equal(s.entries.length, 1, "the write is in the log, held");
+  assert.equal(s.entries[0].outcome, "held");
+  // The one place of --max-writes 1 is free again.
+  assert.equal(s.budget.refusal(), undefined);
+  const reserved = s.budget.reserve();
+  assert.ok("spend" in reserved);
+});
+
+Deno.test("signing code that cannot load: the caller's error, nothing sent, the place given back", async () => {
+  const s = setup(answer(200, '{"accepted":true}'), {
+    limit: 1,
+    sign: () => Promise.reject(new PackageLoadError("the signing stack failed to load")),
   });
   await assert.rejects(
     gatedPublish(s.deps, "post_message", ARGS, TEMPLATE, never()),
     /the signing stack failed to load/,
   );
   assert.deepEqual([s.sent.length, s.budget.spent, s.entries.length], [0, 0, 0]);
-  // The one place of --max-writes 1 is free again.
   assert.equal(s.budget.refusal(), undefined);
-  const reserved = s.budget.reserve();
-  assert.ok("spend" in reserved);
 });

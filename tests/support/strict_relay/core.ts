@@ -173,6 +173,10 @@ export class RelayCore implements StrictRelay {
   inject(event: NostrEvent): boolean {
     return this.#nostr.inject(event);
   }
+  /** An event sent to the live subscriptions it matches, unchecked and not stored (nostr_side.ts). */
+  pass(event: NostrEvent): void {
+    this.#nostr.pass(event);
+  }
   seed(content: Seed): void {
     this.#content.seed(content);
     this.#table = contentTable(this.#table);

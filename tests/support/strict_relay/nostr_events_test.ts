@@ -84,6 +84,15 @@ Deno.test("strict relay /events: accepted, stored, delivered live; a duplicate",
         assert.throws(() => relay.inject({ ...theirs, content: "forged" }), /id or signature does not match/);
         assert.equal(relay.events.length, 3);
       });
+      await t.step(
+        "pass() sends any event to the matching subscriptions as it is, and stores nothing",
+        async () => {
+          const forged = { ...signed(B, { content: "real" }), content: "forged" };
+          relay.pass(forged);
+          assert.deepEqual(await ws.next("the forgery, as it is"), ["EVENT", "live", forged]);
+          assert.equal(relay.events.length, 3);
+        },
+      );
     } finally {
       await ws.close();
     }

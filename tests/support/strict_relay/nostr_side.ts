@@ -149,6 +149,13 @@ export class NostrSide implements SessionHost {
     if (problem) throw new Error(`strict relay: inject: ${problem}`);
     return this.store.add(canonical(event));
   }
+  /**
+   * Sends an event to every live subscription it matches as it is, unchecked and never stored: a relay
+   * passing on a forgery, or a message past the client's bound that must not come back with the history.
+   */
+  pass(event: NostrEvent): void {
+    for (const session of this.#sessions) session.deliver(event);
+  }
   closeSubscriptions(reason = DEFAULT_CLOSE_REASON): number {
     let closed = 0;
     for (const session of this.#sessions) closed += session.closeSubscriptions(reason);

@@ -278,6 +278,11 @@ export interface StrictRelay {
    * delivers it live; false when it was already stored.
    */
   inject(event: NostrEvent): boolean;
+  /**
+   * Sends an event to the live subscriptions it matches as it is: unchecked, never stored (a relay
+   * passing on a forgery, or a message past a client's bound that must not come back as history).
+   */
+  pass(event: NostrEvent): void;
   /** Content mode (content_types.ts): from now on the read tools answer from the seeded content. */
   seed(content: Seed): void;
   /** The relay's rooms; mutable. */
