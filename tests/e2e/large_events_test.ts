@@ -118,6 +118,17 @@ Deno.test("rpc: EVENT messages up to exactly 1 MiB delivered and checked; one by
       assert.equal(large.length, 2, "the 1,000,000-byte message's event and the 1 MiB one");
       for (const event of large) assert.ok(verifyEvent({ ...event }));
     });
+    await t.step("publish: a 1,000,000-byte event signed, accepted and stored", async () => {
+      const content = "p".repeat(1_000_000);
+      const answer = await helper.call(
+        "publish",
+        { event: { kind: 9, content, tags: [["h", "general"]] } },
+        60_000,
+      );
+      const event = answer.result as NostrEvent;
+      assert.ok(verifyEvent({ ...event }), JSON.stringify(answer).slice(0, 300));
+      assert.ok(relay.events.some((stored) => stored.id === event.id && stored.content === content));
+    });
     assert.equal((await helper.end()).code, 0, helper.stderr);
   } finally {
     await helper.close();
