@@ -136,13 +136,15 @@ export class Facade {
     if ("error" in outcome) return outcome;
     const { value, notes } = conformResult(outcome.result);
     if (notes.length > 0) this.#options.log(`tools/call: the result was repaired: ${notes.join("; ")}`);
-    return { result: value };
+    return outcome.retryAfter === undefined
+      ? { result: value }
+      : { result: value, retryAfter: outcome.retryAfter };
   }
 
   async #answerCall(
     params: unknown,
     context: CallContext,
-  ): Promise<{ result: JsonObject } | { error: CallError }> {
+  ): Promise<{ result: JsonObject; retryAfter?: number } | { error: CallError }> {
     if (!isObject(params) || typeof params.name !== "string" || params.name === "") {
       return invalidParams("params.name must name a tool");
     }
@@ -185,7 +187,9 @@ export class Facade {
     const call = { name, args, gate, signal: context.origin?.signal };
     const forwarded = await (publishesNothing(name) ? upload : forward)(this.#forwarding, call);
     if (forwarded.answered && !this.#closed) await this.#table.refreshAfterAnswer();
-    return { result: markPermission(forwarded.result) };
+    const result = markPermission(forwarded.result);
+    const retryAfter = forwarded.answer?.ok === false ? forwarded.answer.failure.retryAfter : undefined;
+    return retryAfter === undefined ? { result } : { result, retryAfter };
   }
 
   /**

@@ -78,12 +78,6 @@ export function rateLimitedDetail(message: string | undefined, retryAfter: numbe
   return `${words}; ${retryAfter === undefined ? "retry later" : `retry after ${retryAfter} s`}`;
 }
 
-/** The wait a failure's text asks for (`retry after N s`, as rateLimitedDetail writes it), if any. */
-export function retryAfterIn(text: string): number | undefined {
-  const found = /^(?:relay: )?rate-limited\b[^\n]*; retry after (\d{1,6}) s$/.exec(text.slice(0, 1000));
-  return found ? Number(found[1]) : undefined;
-}
-
 /**
  * Interprets one HTTP answer from `<relay>/mcp` to the JSON-RPC request `id`.
  * 401/403 are permission failures, 429 the relay's rate limit (with when to

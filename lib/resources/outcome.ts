@@ -1,12 +1,12 @@
 // A relay tool call made for a resource (a read, a listing, a completion), read back: the relay's
 // structured answer, or why there is none, sorted so each becomes the right JSON-RPC error: an id
 // the relay does not know (-32602, with the nearest that do resolve, the caller's to find), the
-// relay rate-limiting the key (when to retry, as `retryAfter`), a refusal or a failure on the way
+// relay rate-limiting the key (when to retry: the number the facade carries beside the result, never
+// read back from its words), a refusal or a failure on the way
 // (the facade's marked words), or an answer that carries nothing tinyagent can read. Pure.
 
 import { isObject, parseJson } from "../wire/json.ts";
 import type { CallError, CallOutcome } from "../wire/mcp.ts";
-import { retryAfterIn } from "../relay/answer.ts";
 import { echoedUri } from "./nearest.ts";
 import { shown } from "./text.ts";
 
@@ -38,9 +38,8 @@ function firstText(result: Record<string, unknown>): string {
   return text.replace(/\s+/g, " ").trim().slice(0, 2000);
 }
 
-/** A failure from its words. */
-function failureOf(text: string): ToolFailure {
-  const retryAfter = retryAfterIn(text);
+/** A failure from its words, and the wait the relay asked for when it rate-limited the call. */
+function failureOf(text: string, retryAfter: number | undefined): ToolFailure {
   if (retryAfter !== undefined) return { kind: "rate-limited", text, retryAfter };
   if (NOT_FOUND.test(text)) return { kind: "unknown-id", text };
   if (text.startsWith("transport:")) return { kind: "transport", text };
@@ -52,7 +51,8 @@ export function readOutcome(tool: string, outcome: CallOutcome): ToolReading {
   if ("error" in outcome) return { ok: false, failure: { kind: "refused", text: outcome.error.message } };
   const result = outcome.result as Record<string, unknown>;
   if (result.isError === true) {
-    return { ok: false, failure: failureOf(firstText(result) || `${tool} failed, saying nothing`) };
+    const text = firstText(result) || `${tool} failed, saying nothing`;
+    return { ok: false, failure: failureOf(text, outcome.retryAfter) };
   }
   if (isObject(result.structuredContent)) return { ok: true, answer: result.structuredContent };
   // The relay mirrors its structured answer in the text block; a result without it may still carry it there.

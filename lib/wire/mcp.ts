@@ -55,8 +55,12 @@ export interface RequestContext {
   signal: AbortSignal;
 }
 
-/** The answer to one `tools/call`: a result, or a protocol error such as `-32602 Unknown tool`. */
-export type CallOutcome = { result: CallToolResult } | { error: CallError };
+/**
+ * The answer to one `tools/call`: a result, or a protocol error such as `-32602 Unknown tool`. When the
+ * relay rate-limited the call (HTTP 429) and said how long to wait, `retryAfter` carries those seconds
+ * as a number beside the result, for tinyagent's own readers (resources); the host is sent the result.
+ */
+export type CallOutcome = { result: CallToolResult; retryAfter?: number } | { error: CallError };
 
 /** A tool result the model reads as a failure; `structuredContent` is carried when given. */
 export function toolError(text: string, structuredContent?: unknown): CallToolResult {

@@ -309,6 +309,22 @@ Deno.test("tools/call: forwarding and the errors the host sees", async (t) => {
       assert.deepEqual(result, { content: [{ type: "text", text }], isError: true });
     });
   }
+  await t.step("a 429's wait travels beside the result as a number; other failures carry none", async () => {
+    const { facade, relay } = setup();
+    const detail = "rate-limited: slow down; retry after 7 s";
+    relay.callAnswers.push(failed({ class: "relay", detail, retryAfter: 7 }));
+    const limited = await facade.callTool({ name: "read_room" });
+    assert.deepEqual(limited, {
+      result: { content: [{ type: "text", text: `${RELAY_PREFIX}${detail}` }], isError: true },
+      retryAfter: 7,
+    });
+    relay.callAnswers.push(failed({ class: "relay", detail: "rate-limited: x; retry after 9 s" }));
+    assert.equal(
+      "retryAfter" in await facade.callTool({ name: "read_room" }),
+      false,
+      "never read from words",
+    );
+  });
   await t.step("a relay refusal inside a result is marked permission:", async () => {
     const { facade, relay } = setup();
     relay.callAnswers.push(ok({

@@ -596,3 +596,15 @@ Deno.test("notifications/cancelled reaches the request it names, which is still 
     await again.end();
   });
 });
+
+Deno.test("a tools/call answer carries the result alone: a 429's wait beside it stays in tinyagent", async () => {
+  const result = {
+    content: [{ type: "text", text: "relay: rate-limited: x; retry after 5 s" }],
+    isError: true,
+  };
+  const s = session({ callTool: () => Promise.resolve({ result, retryAfter: 5 }) });
+  await s.send(initialize({ protocolVersion: "2025-06-18" }, 1));
+  await s.send(line({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "read_room" } }));
+  await s.end();
+  assert.deepEqual(JSON.parse(s.written[1]), { jsonrpc: "2.0", id: 2, result });
+});

@@ -46,7 +46,7 @@ Deno.test("calls asked for while the same one is on its way share it", async () 
 Deno.test("a failure is never kept: the next ask goes to the relay", async () => {
   let fail = true;
   const relay = fakeRelay({
-    list_rooms: () => fail ? new Failed("relay: rate-limited: x; retry after 1 s") : { items: [] },
+    list_rooms: () => fail ? new Failed("relay: rate-limited: x; retry after 1 s", 1) : { items: [] },
   });
   const cache = new CallCache(relay.call);
   assert.equal((await cache.get("list_rooms", {})).ok, false);

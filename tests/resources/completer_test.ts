@@ -144,7 +144,7 @@ Deno.test("a template whose read tool is not exposed is not completed", async ()
 });
 
 Deno.test("a relay that rate-limits fails the completion with retryAfter; a refusal completes to nothing", async () => {
-  const limited = completer({ list_rooms: () => new Failed("relay: rate-limited: x; retry after 4 s") });
+  const limited = completer({ list_rooms: () => new Failed("relay: rate-limited: x; retry after 4 s", 4) });
   const answer = await limited.complete.complete(ask(ROOM, "id", "g"));
   assert.ok("error" in answer);
   assert.equal(answer.error.code, RELAY_FAILED);

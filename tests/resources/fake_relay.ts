@@ -6,9 +6,9 @@
 import type { CallOutcome, JsonObject } from "../../lib/wire/mcp.ts";
 import type { ToolCall } from "../../lib/resources/call_cache.ts";
 
-/** A tool error the relay or the facade answered with: its text. */
+/** A tool error the relay or the facade answered with: its text, and the wait a 429 asked for. */
 export class Failed {
-  constructor(readonly text: string) {}
+  constructor(readonly text: string, readonly retryAfter?: number) {}
 }
 
 export type Handler = (args: JsonObject) => unknown;
@@ -30,7 +30,10 @@ export function fakeRelay(handlers: Record<string, Handler>): FakeRelay {
     }
     const answer = handler(args);
     const outcome: CallOutcome = answer instanceof Failed
-      ? { result: { content: [{ type: "text", text: answer.text }], isError: true } }
+      ? {
+        result: { content: [{ type: "text", text: answer.text }], isError: true },
+        ...(answer.retryAfter === undefined ? {} : { retryAfter: answer.retryAfter }),
+      }
       : { result: { content: [{ type: "text", text: JSON.stringify(answer) }], structuredContent: answer } };
     return Promise.resolve(outcome);
   };

@@ -126,7 +126,7 @@ Deno.test("a list the relay refuses is left out, said once; the rest are listed"
 
 Deno.test("a relay that rate-limits, or cannot be reached, fails the page, saying when to retry", async () => {
   const { list } = lister({
-    list_rooms: () => new Failed("relay: rate-limited: slow down; retry after 30 s"),
+    list_rooms: () => new Failed("relay: rate-limited: slow down; retry after 30 s", 30),
   });
   const answer = await list.list({});
   assert.ok("error" in answer);

@@ -6,7 +6,10 @@ import { failureError, readOutcome, RELAY_FAILED } from "../../lib/resources/out
 import type { CallOutcome } from "../../lib/wire/mcp.ts";
 
 const result = (fields: Record<string, unknown>): CallOutcome => ({ result: { content: [], ...fields } });
-const failed = (text: string) => result({ content: [{ type: "text", text }], isError: true });
+const failed = (text: string, retryAfter?: number): CallOutcome => ({
+  result: { content: [{ type: "text", text }], isError: true },
+  ...(retryAfter === undefined ? {} : { retryAfter }),
+});
 
 Deno.test("a structured answer is the answer; one mirrored in the text block alone is too", () => {
   const answer = { room: { id: "general" }, messages: [] };
@@ -35,7 +38,7 @@ Deno.test("an answer tinyagent cannot read is said so, naming the tool", () => {
   }
 });
 
-Deno.test("failures are sorted by their words", () => {
+Deno.test("failures are sorted by their words, and a rate limit by the wait the facade carries", () => {
   const table: [string, string, number?][] = [
     ["not found: room", "unknown-id"],
     ["not found: collaboration event", "unknown-id"],
@@ -48,12 +51,17 @@ Deno.test("failures are sorted by their words", () => {
     ["the room was not found", "refused"],
   ];
   for (const [text, kind, retryAfter] of table) {
-    const reading = readOutcome("read_room", failed(text));
+    const reading = readOutcome("read_room", failed(text, retryAfter));
     assert.deepEqual(reading, {
       ok: false,
       failure: retryAfter === undefined ? { kind, text } : { kind, text, retryAfter },
     }, text);
   }
+});
+
+Deno.test("a wait is never read back from words: without the number, a rate limit's text is a refusal", () => {
+  const text = "relay: rate-limited: slow down; retry after 7 s";
+  assert.deepEqual(readOutcome("read_room", failed(text)), { ok: false, failure: { kind: "refused", text } });
 });
 
 Deno.test("a failure's words are one bounded line; a silent one says the tool failed", () => {

@@ -129,7 +129,7 @@ Deno.test("with no listing to go by, an unknown id is refused naming none", asyn
 Deno.test("the relay's failures are clear errors: rate-limited with retryAfter, refused, garbage", async () => {
   const cases: [Handler, string, RegExp][] = [
     [
-      () => new Failed("relay: rate-limited: slow down; retry after 12 s"),
+      () => new Failed("relay: rate-limited: slow down; retry after 12 s", 12),
       "rate-limited",
       /retry after 12 s/,
     ],
