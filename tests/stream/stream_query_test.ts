@@ -78,16 +78,52 @@ Deno.test("checks that cannot load fail the query with their reason, rather than
   });
 });
 
-Deno.test(`at most ${MAX_QUERY_EVENTS} events: one more fails the query, duplicates and misses not counted`, async () => {
+Deno.test(`at most ${MAX_QUERY_EVENTS} events: one more fails the query once checked, duplicates and misses not counted`, async () => {
   const query = new QueryReq("q1", [{ kinds: [1] }], allHold);
   for (let n = 1; n <= MAX_QUERY_EVENTS; n++) query.event(event(n), 10);
   // What is not kept does not count: a duplicate, an event no filter names.
   query.event(event(1), 10);
   query.event(event(MAX_QUERY_EVENTS + 5, { kind: 2 }), 10);
-  assert.equal(query.settled, false, `${MAX_QUERY_EVENTS} events are within the bound`);
+  assert.equal(await settled(query.done), false, `${MAX_QUERY_EVENTS} events are within the bound`);
   query.event(event(MAX_QUERY_EVENTS + 1), 10);
+  await assert.rejects(within(1000, "the failure", query.done), {
+    message: `query exceeds ${MAX_QUERY_EVENTS} events`,
+  });
   assert.equal(query.settled, true);
-  await assert.rejects(query.done, { message: `query exceeds ${MAX_QUERY_EVENTS} events` });
+});
+
+/** A check under which the events whose content says "bad" fail, as forged ones would. */
+const badFail = (events: readonly SignedEvent[]) =>
+  Promise.resolve(events.map((e) => !e.content.startsWith("bad")));
+
+Deno.test(`bad events never end a query early: ${MAX_QUERY_EVENTS} that hold among many that do not answer whole`, async () => {
+  const dropped: number[] = [];
+  const query = new QueryReq("q1", [{}], badFail, (n) => dropped.push(n));
+  const bad = MAX_QUERY_EVENTS / 2;
+  for (let n = 1; n <= MAX_QUERY_EVENTS + bad; n++) {
+    query.event(event(n, n % 3 === 0 && n / 3 <= bad ? { content: `bad ${n}` } : {}), 10);
+    if (n % 1000 === 0) await settled(query.done); // the relay's pace: a check may finish meanwhile
+  }
+  query.eose();
+  const answer = await within(5000, "the answer", query.done);
+  assert.equal(answer.length, MAX_QUERY_EVENTS);
+  assert.ok(
+    answer.every((e, i) => i === 0 || e.created_at > answer[i - 1].created_at),
+    "in the order they came",
+  );
+  assert.deepEqual(dropped, [bad]);
+});
+
+Deno.test("a flood of bad events ends at the size bound, saying how many failed their check", async () => {
+  const query = new QueryReq("q1", [{}], (events) => Promise.resolve(events.map(() => false)));
+  for (let n = 1; n <= MAX_QUERY_EVENTS + 1; n++) query.event(event(n), 10);
+  assert.equal(await settled(query.done), false, "none held: no count bound reached");
+  query.event(event(MAX_QUERY_EVENTS + 2), MAX_QUERY_BYTES);
+  await assert.rejects(query.done, {
+    message:
+      `query exceeds 48 MiB of events (${MAX_QUERY_EVENTS + 1} of them failed their signature check): ` +
+      "narrow the filter (limit, since)",
+  });
 });
 
 Deno.test("exactly the count bound answers whole", async () => {
@@ -194,6 +230,14 @@ Deno.test("nothing after settling changes the result", async (t) => {
     for (let n = 1; n <= MAX_QUERY_EVENTS + 1; n++) query.event(event(n), 1);
     query.eose();
     await assert.rejects(query.done, { message: `query exceeds ${MAX_QUERY_EVENTS} events` });
+  });
+  await t.step("the size bound's failure stands against checks that end after it", async () => {
+    const held = Promise.withResolvers<boolean[]>();
+    const query = new QueryReq("q1", [{}], () => held.promise);
+    for (let n = 1; n <= MAX_QUERY_EVENTS + 1; n++) query.event(event(n), 1);
+    query.event(event(MAX_QUERY_EVENTS + 2), MAX_QUERY_BYTES);
+    held.resolve(Array.from({ length: MAX_QUERY_EVENTS + 1 }, () => true));
+    await assert.rejects(query.done, { message: /^query exceeds 48 MiB of events: narrow/ });
   });
 });
 
