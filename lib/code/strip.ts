@@ -1,11 +1,11 @@
 // TypeScript in a program: its types erased by swc's strip-only mode (@swc/wasm-typescript, the stripper
 // Node.js itself uses), which checks no types and replaces each with spaces, so every line and column stays
 // where the model wrote it. Only TypeScript that erases to nothing is accepted: an enum, a namespace with
-// values, a parameter property or a `<T>x` assertion would need code written for it, and is a syntax error
-// naming its line and what to write instead (messages.ts). `import` and `export` are kept, so they read as
-// the syntax errors they are in a program; `import type` goes, as types do. The stripper is one file with
-// its WebAssembly inside and no dependency; it loads on first use with no read permission. Most JavaScript
-// never meets it (triedAsWritten).
+// values or a parameter property would need code written for it, and swc refuses `<T>x` for `x as T`; each
+// is a syntax error naming its line and what to write instead (messages.ts). `import` and `export` stay, so
+// they read as the syntax errors they are in a program; `import type` goes, as types do. The stripper is one
+// file with its WebAssembly inside and no dependency; it loads on first use with no read permission. Most
+// JavaScript never meets it (triedAsWritten).
 
 import {
   CODE_MAX_CHARS,
