@@ -66,10 +66,13 @@ const HELP = `Usage: deno task bench [flags]
   --code-runs N            code: runs of the 20-issue scenario each, per network (default 20, quick 2)
   --code-reads N           code: single reads each, per network (default 200, quick 20)
   --code-spawns N          code: spawns each to the initialize answer (default 40, quick 3)
+  --code-ts-spawns N       code: processes per checkout of the TypeScript case (default 10, quick 2)
+  --code-ts-warm N         code: warm programs of each language per process there (default 50, quick 10)
   --baseline DIR           also run the tinyagent checkout in DIR (an absolute path, e.g. a throwaway
                            \`git worktree add /tmp/base <commit>\`) in startup, overhead, payloads,
-                           remote, rpc and listen, taking turns with this one, with its own deno.json
-                           and lockfile (--config DIR/deno.json); its packages are cached first with
+                           remote, rpc, listen and code's TypeScript case, taking turns with this
+                           one, with its own deno.json and lockfile (--config DIR/deno.json); its
+                           packages are cached first with
                            \`deno cache --config DIR/deno.json DIR/main.ts\`
   --no-keepalive           the relay closes every connection in every benchmark (default: keep-alive;
                            overhead-close is the overhead benchmark with this setting)
@@ -104,6 +107,8 @@ const { values } = parseArgs({
     "code-runs": { type: "string" },
     "code-reads": { type: "string" },
     "code-spawns": { type: "string" },
+    "code-ts-spawns": { type: "string" },
+    "code-ts-warm": { type: "string" },
     baseline: { type: "string" },
     "no-keepalive": { type: "boolean", default: false },
     out: { type: "string" },
@@ -248,6 +253,9 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       reads: number("code-reads", 200, 20),
       batch: values.quick ? 5 : 20,
       spawns: number("code-spawns", 40, 3),
+      tsSpawns: number("code-ts-spawns", 10, 2),
+      tsWarm: number("code-ts-warm", 50, 10),
+      baseline,
       log,
     }),
   resources: () =>

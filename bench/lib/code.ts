@@ -9,12 +9,16 @@
 //       trips, the bytes of the answers that reach the model (each one's text and structuredContent),
 //       the wall time;
 //   (c) the fixed cost of one tiny_execute making one read, against that read called directly.
-// And, on loopback, (d) spawn → initialize answer with and without --code-mode.
+// And, on loopback, (d) spawn → initialize answer with and without --code-mode, and (e) the TypeScript
+// case (code_typescript.ts): the one-read program in TypeScript against the same in JavaScript, cold and
+// warm, beside the --baseline checkout's when one is given.
 
 import { issuesContent } from "../../tests/support/strict_relay/content_gen_repo.ts";
 import { newKey, type TestKey } from "../../tests/support/tinyagent.ts";
 import { testCertificates } from "../../tests/support/tls.ts";
+import type { Checkout } from "./checkout.ts";
 import { type ChildSpec, type Line, LineChild, resultOf } from "./child.ts";
+import { programs, typescriptCase, typescriptRows, typescriptTargets } from "./code_typescript.ts";
 import { callLine, INITIALIZE_PARAMS, requestLine } from "./fixture.ts";
 import { type Endpoint, endpoint, remoteScenarios, type Scenario } from "./remote.ts";
 import type { BenchResult, Target } from "./report.ts";
@@ -30,6 +34,11 @@ export interface CodeBenchOptions {
   batch: number;
   /** Spawns per side for spawn → initialize. */
   spawns: number;
+  /** The TypeScript case: processes per checkout, and warm programs of each language in each. */
+  tsSpawns: number;
+  tsWarm: number;
+  /** The older checkout (--baseline), whose TypeScript case runs beside this one's. */
+  baseline?: Checkout;
   log(line: string): void;
 }
 
@@ -268,6 +277,28 @@ async function spawns(options: CodeBenchOptions) {
   return samples;
 }
 
+/** (e): the TypeScript case on loopback, against a relay seeded with the issues. */
+async function typescriptSamples(options: CodeBenchOptions) {
+  const at = await endpoint({ key: "plain", title: "", relay: { keepAlive: true }, delayed: false }, 0);
+  const key = newKey();
+  const content = issuesContent(key.pubkey, REPO, ISSUES);
+  at.relay.seed(content.seed);
+  try {
+    return await typescriptCase({
+      spawns: options.tsSpawns,
+      warm: options.tsWarm,
+      baseline: options.baseline,
+      spec: (which) => ({
+        ...specOf("code", at, key, ""),
+        env: {},
+        ...(which === "now" ? {} : { program: "baseline" as const, baseline: options.baseline }),
+      }),
+    }, programs(readArgs(key.pubkey, content.issues[0].event.id)));
+  } finally {
+    await at.relay.close();
+  }
+}
+
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const pct = (part: number, whole: number) => `${((part / whole) * 100).toFixed(1)}%`;
 
@@ -362,6 +393,8 @@ export async function codeBench(options: CodeBenchOptions): Promise<BenchResult>
   for (const scenario of scenarios) results[scenario.key] = await runScenario(scenario, options, caFile);
   const spawn = await spawns(options);
   options.log("code: spawns done");
+  const typescript = await typescriptSamples(options);
+  options.log("code: the TypeScript case done");
   const rows = scenarios.flatMap((s) => scenarioRows(s.title, results[s.key]));
   const targets = scenarios.flatMap((s) => scenarioTargets(s.key, results[s.key], s.key === "plain"));
   for (const how of ["shipped", "confined"] as const) {
@@ -383,6 +416,8 @@ export async function codeBench(options: CodeBenchOptions): Promise<BenchResult>
       met: ratio <= 1.02,
     });
   }
+  rows.push(...typescriptRows(typescript));
+  targets.push(...typescriptTargets(typescript));
   return {
     name: "code",
     title:
@@ -401,7 +436,17 @@ export async function codeBench(options: CodeBenchOptions): Promise<BenchResult>
       "sent; relay calls: the tools/call requests the relay received for one run.",
       "One read: read_issue called directly, against a tiny_execute whose program makes that call and returns its " +
       "answer; the difference of the medians is the fixed cost of a program (its QuickJS runtime, the bridge, the report).",
+      `TypeScript rows: the "plain tools" column holds the JavaScript program, "code mode" the TypeScript one, both ` +
+      `through tiny_execute. ${options.tsSpawns} processes of each checkout as shipped, taking turns: one JavaScript ` +
+      "program (QuickJS's load), a warm one, the first TypeScript program (the type stripper's load; RSS from " +
+      `/proc just before and after it), then ${options.tsWarm} warm programs of each language, alternating. ` +
+      "The TypeScript program holds a `<`, so it is always stripped; the JavaScript one never is.",
     ],
-    data: { options: { ...options, log: undefined }, results, spawn },
+    data: {
+      options: { ...options, log: undefined, baseline: options.baseline?.dir },
+      results,
+      spawn,
+      typescript,
+    },
   };
 }

@@ -42,9 +42,15 @@ export function limitMessage(
 
 /**
  * A syntax error as said to the model: its message, where it is, and, when that line is an import or an
- * export (which a program, being a script, cannot have), what to do instead.
+ * export (which a program, being a script, cannot have), what to do instead; else `advice`, if any.
  */
-export function syntaxMessage(message: string, line?: number, column?: number, source?: string): string {
+export function syntaxMessage(
+  message: string,
+  line?: number,
+  column?: number,
+  source?: string,
+  advice?: string,
+): string {
   const where = line === undefined
     ? ""
     : ` (line ${line}${column === undefined ? "" : `, column ${column}`})`;
@@ -53,6 +59,8 @@ export function syntaxMessage(message: string, line?: number, column?: number, s
     ? ": a program cannot import modules; it reaches the relay only through relay.<tool>(args)"
     : /^\s*export\b/.test(text)
     ? ": a program is a script; define run without export"
+    : advice
+    ? `: ${advice}`
     : "";
   return `SyntaxError: ${message}${where}${hint}`;
 }
@@ -69,12 +77,77 @@ export function programPosition(stack: string): { line?: number; column?: number
   return { line: Number(match[1]), ...(match[2] ? { column: Number(match[2]) } : {}) };
 }
 
-/** A sucrase parse error as a syntax message (sucrase ends its message with `(LINE:COLUMN)`, from 1). */
-export function stripErrorMessage(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  if (error instanceof RangeError) return syntaxMessage(`the program nests too deeply to be read (${text})`);
-  const match = /^(.*?)\s*\((\d+):(\d+)\)\s*$/s.exec(text);
-  return match ? syntaxMessage(match[1], Number(match[2]), Number(match[3])) : syntaxMessage(text);
+/**
+ * What the type stripper (swc, strip.ts) throws for a program it cannot strip: `InvalidSyntax`, or
+ * `UnsupportedSyntax` for TypeScript that is more than types. Its line counts from 1; its column from 0, in
+ * columns as a terminal shows them (a tab is 4, a wide character 2), not characters.
+ */
+export interface StripError {
+  code: string;
+  message: string;
+  startLine: number;
+  startColumn: number;
+}
+
+/** Whether `error` is the stripper's own refusal (not a failure inside it). */
+export function isStripError(error: unknown): error is StripError {
+  const e = error as Partial<StripError> | null;
+  return typeof e === "object" && e !== null && typeof e.code === "string" && typeof e.message === "string" &&
+    Number.isInteger(e.startLine) && Number.isInteger(e.startColumn);
+}
+
+/** How to write, without it, TypeScript that does more than type (swc names what it refused). */
+function rewriteAdvice(refused: string): string {
+  const instead = /\benum\b/.test(refused)
+    ? "write the enum as an object (`const Color = { Red: 0, Green: 1 } as const;`)"
+    : /parameter property/.test(refused)
+    ? "declare the field in the class and assign it in the constructor " +
+      "(`id: string; constructor(id: string) { this.id = id; }`)"
+    : /namespace|module/.test(refused)
+    ? "write the namespace as an object or as plain functions"
+    : "write it another way";
+  return `a program's types are erased and nothing else is compiled; ${instead}`;
+}
+
+/**
+ * The column, from 1, in characters, of swc's terminal column `shown` on `text`; none where the line holds
+ * anything but printable ASCII and tabs (how wide swc took each other character is not known).
+ */
+function columnOf(text: string, shown: number): number | undefined {
+  let width = 0;
+  for (let index = 0; index < text.length; index++) {
+    if (width >= shown) return index + 1;
+    const code = text.charCodeAt(index);
+    if (code === 9) width += 4;
+    else if (code >= 32 && code < 127) width += 1;
+    else if (!(code === 13 && index === text.length - 1)) return undefined;
+  }
+  return width === shown ? text.length + 1 : undefined;
+}
+
+/** The stripper's refusal as a syntax message naming the model's line (swc keeps every line in place). */
+export function stripErrorMessage(error: StripError, source: string): string {
+  const text = source.split("\n")[error.startLine - 1] ?? "";
+  const advice = error.code === "UnsupportedSyntax" && !/\bInstead\b/.test(error.message)
+    ? rewriteAdvice(error.message)
+    : undefined;
+  const message = error.message.replace(/\.$/, "");
+  return syntaxMessage(message, error.startLine, columnOf(text, error.startColumn), source, advice);
+}
+
+/**
+ * A failure inside the stripper's WebAssembly (not a refusal): a program that nests so deeply its parser
+ * runs out of stack (a trap, or a RangeError), or anything else the stripper did not expect.
+ */
+export function stripFailureMessage(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const deep = error instanceof RangeError ||
+    (error instanceof WebAssembly.RuntimeError && /memory access out of bounds/.test(error.message));
+  return syntaxMessage(
+    deep
+      ? `the program nests too deeply to be read (${text})`
+      : `the program could not be read: the TypeScript stripper failed (${text})`,
+  );
 }
 
 /** An error's text without the bridge's own stack lines: what is left is the program's. */

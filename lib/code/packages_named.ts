@@ -6,5 +6,5 @@ import type { CodePackages } from "./packages.ts";
 export const NAMED: CodePackages = {
   core: () => import("quickjs-emscripten-core"),
   variant: () => import("@jitl/quickjs-singlefile-mjs-release-sync"),
-  sucrase: () => import("sucrase"),
+  stripper: () => import("@swc/wasm-typescript"),
 };

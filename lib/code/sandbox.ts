@@ -25,7 +25,7 @@ import {
   type RelayBridge,
 } from "./program.ts";
 import type { CodePackages } from "./packages.ts";
-import { stripTypes, triedAsWritten } from "./strip.ts";
+import { retriedAsWritten, stripTypes, triedAsWritten } from "./strip.ts";
 
 export interface RunOptions {
   /** The program's limits; each one not given is DEFAULT_LIMITS'. */
@@ -34,7 +34,7 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Whether the code may be TypeScript (its types are stripped first); true unless false. */
   typescript?: boolean;
-  /** How QuickJS and sucrase are loaded, the first time (packages.ts); by name unless given. */
+  /** How QuickJS and the type stripper are loaded, the first time (packages.ts); by name unless given. */
   packages?: CodePackages;
 }
 
@@ -63,8 +63,12 @@ export async function runProgram(
     if (asWritten.end !== "syntax") return asWritten;
   }
   const stripped = await stripTypes(code, options.packages);
-  if (!stripped.ok) return notRun("syntax", stripped.message);
-  return await run(stripped.code);
+  if (stripped.ok) return await run(stripped.code);
+  if (retriedAsWritten(code)) {
+    const asWritten = await run(code);
+    if (asWritten.end !== "syntax") return asWritten;
+  }
+  return notRun("syntax", stripped.message);
 }
 
 /** JavaScript `source` run in its turn on an instance of the pool. */

@@ -11,7 +11,7 @@ import { failureText } from "../relay/answer.ts";
 import type { LocalTool } from "../wire/mcp.ts";
 
 /**
- * tiny_search and tiny_execute, on the facade `facade()` gives once it is built; QuickJS and sucrase
+ * tiny_search and tiny_execute, on the facade `facade()` gives once it is built; QuickJS and the type stripper
  * loaded by `packages` (code/packages.ts), by name unless given.
  */
 export function programTools(

@@ -1,6 +1,6 @@
 // The worker of tests/code/confined_test.ts: it runs with no permission at all, as tinyagent's sandboxed
 // worker does (no read, in particular), proves it cannot read a file, then runs the programs it is sent
-// through runProgram, which loads QuickJS and sucrase on first use, here.
+// through runProgram, which loads QuickJS and the type stripper on first use, here.
 
 import type { ProgramOutcome } from "../../lib/code/program.ts";
 import { runProgram } from "../../lib/code/sandbox.ts";

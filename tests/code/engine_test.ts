@@ -1,6 +1,6 @@
 // The engine's turns and instances (lib/code/engine.ts): at most two programs at once, the rest in line
 // in order, a turn given up while waiting, at most one idle instance kept, and WebAssembly memory capped.
-// QuickJS and sucrase load without reading a file: a Worker holding no permission at all (no read, as
+// QuickJS and the type stripper load without reading a file: a Worker holding no permission at all (no read, as
 // tinyagent's sandboxed worker, lib/sandbox/confine.ts) loads runProgram and runs a TypeScript program
 // that calls the relay, twice (the second on the loaded engine).
 

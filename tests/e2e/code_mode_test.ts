@@ -64,7 +64,7 @@ Deno.test("code mode offers tiny_search and tiny_execute in place of the relay's
 });
 
 Deno.test("as run from a checkout (launch.ts): the worker, given code mode but not its packages, loads them by name", async () => {
-  // The sandbox's worker reads no file; QuickJS and sucrase load there as npm packages, by name.
+  // The sandbox's worker reads no file; QuickJS and the type stripper (swc) load there as npm packages, by name.
   await withHost(
     { args: ["--code-mode"], flags: shippedFlags(), script: LAUNCH },
     async ({ client, relay }) => {
@@ -81,6 +81,16 @@ Deno.test("as run from a checkout (launch.ts): the worker, given code mode but n
       );
       assert.deepEqual([typescript.report.end, typescript.report.value], ["returned", 2]);
       assert.equal(callsOf(relay, "list_rooms").length, 2);
+      // What only swc's strip-only mode refuses, named by its line: the stripper ran in the worker.
+      const refused = await execute(
+        client,
+        "const x: number = 1;\nenum Color { Red }\nasync function run() {}",
+      );
+      assert.equal(refused.report.end, "syntax");
+      assert.match(
+        text(refused.result),
+        /TypeScript enum is not supported in strip-only mode \(line 2, column 1\): .*write the enum as an object/,
+      );
     },
   );
 });

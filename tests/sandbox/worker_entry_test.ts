@@ -71,7 +71,7 @@ Deno.test("each part module exists and exports what its runner calls", async () 
   for (const [name, path] of Object.entries(PART_MODULES)) {
     const module = await import(new URL(`../../lib/${path}`, import.meta.url).href);
     // Each part's entry is a function, but the packages' loaders, a table of them.
-    const entry = name === "packages" ? module[exported[name]]?.sucrase : module[exported[name]];
+    const entry = name === "packages" ? module[exported[name]]?.stripper : module[exported[name]];
     assert.equal(typeof entry, "function", `${path} exports ${exported[name]}`);
   }
 });
