@@ -108,7 +108,9 @@ export class QueryReq implements Req {
       const held = batch.filter((_, i) => ok[i]);
       this.#bad += batch.length - held.length;
       this.#held.push(...held);
-      if (this.#held.length > MAX_QUERY_EVENTS) return this.fail(`query exceeds ${MAX_QUERY_EVENTS} events`, true);
+      if (this.#held.length > MAX_QUERY_EVENTS) {
+        return this.fail(`query exceeds ${MAX_QUERY_EVENTS} events`, true);
+      }
       if (
         this.#waiting.length > 0 &&
         (this.#eose || this.#held.length + this.#waiting.length > MAX_QUERY_EVENTS)
