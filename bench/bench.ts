@@ -20,6 +20,7 @@ import { listenBench } from "./lib/listen.ts";
 import { resourcesBench } from "./lib/resources.ts";
 import { signer } from "./lib/signer.ts";
 import { codeBench } from "./lib/code.ts";
+import { packagesBench } from "./lib/packages.ts";
 import { baselineAt, type Checkout } from "./lib/checkout.ts";
 import { readProc } from "./lib/child.ts";
 import { type BenchResult, environment, render, save } from "./lib/report.ts";
@@ -37,6 +38,7 @@ const BENCHMARKS = [
   "resources",
   "signer",
   "code",
+  "packages",
 ] as const;
 type Name = (typeof BENCHMARKS)[number];
 
@@ -68,9 +70,10 @@ const HELP = `Usage: deno task bench [flags]
   --code-spawns N          code: spawns each to the initialize answer (default 40, quick 3)
   --code-ts-spawns N       code: processes per checkout of the TypeScript case (default 10, quick 2)
   --code-ts-warm N         code: warm programs of each language per process there (default 50, quick 10)
+  packages                 (no size: one cold run of each checkout, from the npm registry)
   --baseline DIR           also run the tinyagent checkout in DIR (an absolute path, e.g. a throwaway
                            \`git worktree add /tmp/base <commit>\`) in startup, overhead, payloads,
-                           remote, rpc, listen and code's TypeScript case, taking turns with this
+                           remote, rpc, listen, packages and code's TypeScript case, taking turns with this
                            one, with its own deno.json and lockfile (--config DIR/deno.json); its
                            packages are cached first with
                            \`deno cache --config DIR/deno.json DIR/main.ts\`
@@ -258,6 +261,7 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       baseline,
       log,
     }),
+  packages: () => packagesBench({ limit: 12, scratch: outDir, baseline, log }),
   resources: () =>
     resourcesBench({
       reads: number("resource-reads", 500, 50),
