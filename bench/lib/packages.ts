@@ -24,8 +24,13 @@ interface Fetched {
   ms: number;
 }
 
-async function run(command: string, args: string[], env?: Record<string, string>) {
-  const output = await new Deno.Command(command, { args, env, stdout: "piped", stderr: "piped" }).output();
+async function run(command: string, args: string[], env: Record<string, string> = {}) {
+  const output = await new Deno.Command(command, {
+    args,
+    env: { ...env, DENO_NO_UPDATE_CHECK: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
   return {
     ok: output.success,
     stdout: new TextDecoder().decode(output.stdout),
