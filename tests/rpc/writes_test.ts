@@ -366,19 +366,21 @@ Deno.test("publish ended by the call's own bound: its words, not the transport's
   }
 });
 
-Deno.test("publish: a signing that fails gives the budget's place back", async () => {
+Deno.test("publish: a signing that fails says what failed and gives the budget's place back", async () => {
   const relay = await startStrictRelay();
   const failing = {
-    sign: () => Promise.reject(new Error("the signing stack failed to load")),
+    sign: () => Promise.reject(new Error("nostr-wasm: Out of memory (resizing 1155072)")),
     mentionsKey: (value: unknown) => signer.mentionsKey(value),
   } as unknown as Signer;
   const broken = depsFor(relay.url, { maxWrites: 1, signer: failing });
   try {
-    await assert.rejects(publish(broken.deps, message, never()), {
-      message: "the signing stack failed to load",
-    });
+    assert.equal(
+      await refusal(publish(broken.deps, message, never())),
+      "publish: tinyagent could not sign the event publish asked for (nostr-wasm: Out of memory (resizing " +
+        "1155072)), so nothing was published; calling publish again will try once more.",
+    );
     assert.equal(broken.budget.spent, 0);
-    assert.equal(broken.entries.length, 0, "nothing signed, nothing sent: no entry");
+    assert.deepEqual(broken.entries.map((e) => e.outcome), ["held"], "nothing signed nor sent: held");
     assert.equal(relay.requests.length, 0);
     // The one place is free: the same gate signs once with a working signer.
     const working: WriteDeps = { ...broken.deps, signer };
