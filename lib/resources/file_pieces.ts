@@ -215,7 +215,7 @@ export class FilePieces {
         if ("failure" in whole) return whole;
         scan.feed(whole.bytes);
         size = whole.bytes.length;
-        continue;
+        break;
       }
       if (at === 0 && reply.ok && reply.status === 416) {
         size = 0;

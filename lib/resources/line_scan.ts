@@ -35,6 +35,8 @@ export class LineScan {
   #lastByte = 0x0a;
   #kept: Uint8Array[] = [];
   #keptBytes = 0;
+  /** How many kept bytes came before the current line: what is kept when a line does not fit. */
+  #lineStart = 0;
   #over?: number;
 
   constructor(span: Span, hash: Hasher) {
@@ -62,6 +64,7 @@ export class LineScan {
       this.#keep(bytes.subarray(start, end));
       if (newline === -1) break;
       this.#line++;
+      this.#lineStart = this.#keptBytes;
       start = end;
     }
   }
@@ -71,11 +74,24 @@ export class LineScan {
     const { first, last } = this.#span;
     if (this.#line < first || this.#line > last || this.#over !== undefined) return;
     if (this.#keptBytes + part.length > MAX_LINES_BYTES) {
+      // Whole lines only: what was kept of this one goes.
       this.#over = this.#line - 1;
+      this.#kept = [this.#joined().subarray(0, this.#lineStart)];
+      this.#keptBytes = this.#lineStart;
       return;
     }
     this.#kept.push(part.slice());
     this.#keptBytes += part.length;
+  }
+
+  #joined(): Uint8Array {
+    const joined = new Uint8Array(this.#keptBytes);
+    let at = 0;
+    for (const part of this.#kept) {
+      joined.set(part, at);
+      at += part.length;
+    }
+    return joined;
   }
 
   end(): ScanEnd {
@@ -85,12 +101,7 @@ export class LineScan {
       this.#text = false;
     }
     const lines = this.#size === 0 ? 0 : this.#lastByte === 0x0a ? this.#line - 1 : this.#line;
-    const kept = new Uint8Array(this.#keptBytes);
-    let at = 0;
-    for (const part of this.#kept) {
-      kept.set(part, at);
-      at += part.length;
-    }
+    const kept = this.#joined();
     return {
       digest: this.#hash.digest(),
       size: this.#size,

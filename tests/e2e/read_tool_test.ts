@@ -17,7 +17,9 @@ Deno.test("without --read-tool, tools/list is the relay's tools and tiny_diagnos
   await withResourceHost({}, async ({ client }: ResourceHost) => {
     assert.deepEqual(await names(client), [...CONTRACT_READ, "tiny_diagnose"]);
     assert.doesNotMatch(client.getInstructions() ?? "", /tiny_read/);
-    const refused = await client.callTool({ name: "tiny_read", arguments: { uri: "tiny://x/" } }).catch((e: Error) => e);
+    const refused = await client.callTool({ name: "tiny_read", arguments: { uri: "tiny://x/" } }).catch((
+      e: Error,
+    ) => e);
     assert.match(String(refused.message), /Unknown tool: tiny_read/);
   });
 });
