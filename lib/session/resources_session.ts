@@ -126,14 +126,23 @@ function relayDownload(parts: ResourcesParts): { download: Download; close(): vo
     const get = downloadRequest(command.relay, path, range);
     if (!get.ok) return { ok: false, error: get.error };
     if (closed) return { ok: false, error: "the session is ending" };
-    const client = await (http ??= import("../relay/signed_http.ts").then(({ SignedHttp }) =>
-      new SignedHttp({
-        endpoint: command.relay,
-        signer,
-        timeoutMs: command.timeoutMs,
-        proxy: command.proxy,
-      })
-    ));
+    let client: SignedHttp;
+    try {
+      client = await (http ??= import("../relay/signed_http.ts").then(({ SignedHttp }) =>
+        new SignedHttp({
+          endpoint: command.relay,
+          signer,
+          timeoutMs: command.timeoutMs,
+          proxy: command.proxy,
+        })
+      ));
+    } catch (error) {
+      http = undefined;
+      return {
+        ok: false,
+        error: `tinyagent's download code could not load: ${(error as Error)?.message ?? error}`,
+      };
+    }
     const sent = await client.send(get.request, AbortSignal.timeout(command.timeoutMs), max);
     if (!sent.ok) return { ok: false, error: sent.detail, ...(sent.tooLarge ? { tooLarge: true } : {}) };
     const { status, headers, bytes } = sent.answer;
