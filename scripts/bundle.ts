@@ -93,6 +93,15 @@ export const USER_CONFIG = {
       "text for a task that reads many things.",
     default: false,
   },
+  read_tool: {
+    type: "boolean",
+    title: "Read tool",
+    description:
+      "Offer tiny_read too: the model reads the relay's rooms, threads, issues, wiki pages, tasks " +
+      "and files by their tiny:// URI, collections and pieces of big files included. The app's menu offers " +
+      "them as resources either way; the model itself does not read those on its own.",
+    default: false,
+  },
 } as const;
 
 /** The mcp arguments, each setting substituted by the host into one argument. */
@@ -106,6 +115,7 @@ export function bundleArgs(): string[] {
     "--max-writes=${user_config.max_writes}",
     "--tools=${user_config.tools}",
     "--code-mode=${user_config.code_mode}",
+    "--read-tool=${user_config.read_tool}",
   ];
 }
 

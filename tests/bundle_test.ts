@@ -194,6 +194,7 @@ Deno.test({
         assert.equal(command.oversight.maxWrites, 50);
         assert.equal(command.oversight.confirmWrites, false);
         assert.equal(command.codeMode, undefined, "code mode off by default");
+        assert.equal(command.readTool, undefined, "tiny_read off by default");
         if (bundle.os === "windows") assert.equal(launch.command, `${dir}/server/tinyagent.exe`);
         else assert.deepEqual([launch.command, launch.args[0]], ["/bin/sh", `${dir}/server/launch.sh`]);
       } finally {
@@ -301,6 +302,20 @@ Deno.test({
             "tiny_execute",
             TINY_DIAGNOSE,
           ]);
+        });
+      });
+      await t.step("the read tool on: tiny_read after tiny_diagnose, reading a tiny:// URI", async () => {
+        await withBundleServer(dir, manifest, { ...base, read_tool: true }, async (client) => {
+          assert.deepEqual((await client.listTools()).tools.map((tool: { name: string }) => tool.name), [
+            ...CONTRACT_READ,
+            TINY_DIAGNOSE,
+            "tiny_read",
+          ]);
+          const result = await client.callTool({
+            name: "tiny_read",
+            arguments: { uri: `tiny://${relay.host}/` },
+          });
+          assert.equal(result.isError, false, JSON.stringify(result));
         });
       });
       await t.step(

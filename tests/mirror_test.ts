@@ -33,6 +33,8 @@ const WIRING: Record<string, string> = {
     "e2e/sdk_channel_test, robustness/listen_faults_test (the stdout pause)",
   "session/listening_parts.ts":
     "the relay side of listening, loaded after the first answer; e2e/listen_test, robustness/listen_faults_test",
+  "resources/read_services.ts":
+    "types only: what the collection, stat and file reads need of the reader; resources/read_*_test drive them",
   "listen/settings.ts":
     "types only: the listen and approval settings; cli/listen_args_test reads the flags into them",
   "session/resources_session.ts":

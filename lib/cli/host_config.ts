@@ -65,6 +65,7 @@ export function mcpArgs(session: ToolSession): string[] {
     const seconds = session.codeMode.wallMs / 1000;
     if (seconds !== CODE_TIMEOUT_SECONDS) args.push("--code-timeout", String(seconds));
   }
+  if (session.readTool) args.push("--read-tool");
   return args;
 }
 

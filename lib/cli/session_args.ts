@@ -48,6 +48,8 @@ export interface ToolSession {
   approvals?: ApprovalSettings;
   /** mcp (and config), `--code-mode`: tiny_search and tiny_execute in place of the relay's tools. */
   codeMode?: CodeModeSettings;
+  /** mcp (and config), `--read-tool`: tiny_read, the tiny:// resources as a tool, for hosts without resources. */
+  readTool?: boolean;
 }
 
 /** What `--code-mode` and `--code-timeout` set. */
@@ -59,10 +61,11 @@ export interface CodeModeSettings {
 /** A program's wall-clock limit unless --code-timeout lowers it, in seconds. */
 export const CODE_TIMEOUT_SECONDS = 30;
 
-/** The code mode flags, which `mcp` and `config` take. */
+/** The code mode flags, and `--read-tool`, which `mcp` and `config` take. */
 export const CODE_FLAGS: Flags = {
   "code-mode": { type: "boolean" },
   "code-timeout": { type: "string" },
+  "read-tool": { type: "boolean" },
 };
 
 /** `--code-mode` and `--code-timeout`, checked: the timeout only lowers the limit, and only in code mode. */
@@ -97,6 +100,9 @@ export type ConfigCommand =
 /** The hosts `tinyagent config` writes a configuration for (host_config.ts). */
 export const HOSTS = ["hermes", "claude-code", "claude-desktop", "cursor"] as const;
 export type HostName = (typeof HOSTS)[number];
+
+/** The hosts that show their model tools and no resources: their configuration adds `--read-tool` (docs/hosts.md). */
+export const HOSTS_WITHOUT_RESOURCES: readonly HostName[] = ["cursor"];
 
 /** Where Claude Desktop's shell reads the key from unless --key-file says otherwise (the README's key file). */
 export const DEFAULT_KEY_FILE = "$HOME/.hermes/.env";
@@ -167,6 +173,7 @@ function mcpSession(values: Record<string, unknown>, topic: Topic): ToolSession 
     ...(listen ? { listen } : {}),
     ...(approvals ? { approvals } : {}),
     ...(codeMode ? { codeMode } : {}),
+    ...(values["read-tool"] === true ? { readTool: true } : {}),
   };
 }
 
@@ -217,5 +224,8 @@ export function configCommand(rest: string[]): ConfigCommand | HelpCommand {
   if (!/^(\/|\$HOME(\/|$))/.test(keyFile) || keyFile.includes("\0")) {
     throw new UsageError("--key-file: give an absolute path, or one starting with $HOME/", "config");
   }
-  return { command: "config", host: host as HostName, name, keyFile, ...mcpSession(values, "config") };
+  const session = mcpSession(values, "config");
+  // A host that shows no resources gets them as a tool.
+  if (HOSTS_WITHOUT_RESOURCES.includes(host as HostName)) session.readTool = true;
+  return { command: "config", host: host as HostName, name, keyFile, ...session };
 }

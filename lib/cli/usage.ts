@@ -56,7 +56,9 @@ const LISTEN_FLAGS =
 const CODE_FLAGS =
   `  --code-mode          offer tiny_search and tiny_execute in place of the relay's tools: the model writes one
                        program that calls them (the same exposure, signing and hold on writes)
-  --code-timeout S     a program's time limit, at most ${CODE_TIMEOUT_SECONDS} s (the default), with --code-mode`;
+  --code-timeout S     a program's time limit, at most ${CODE_TIMEOUT_SECONDS} s (the default), with --code-mode
+  --read-tool          offer tiny_read too: the relay's tiny:// resources read by URI, for hosts that show
+                       tools and no resources (Cursor, Zed, Windsurf)`;
 const OVERSIGHT_USAGE = "[--confirm-writes [--confirm-timeout S]] [--max-writes N] [--audit-log FILE]";
 
 export const USAGE: Readonly<Record<Topic, string>> = {
@@ -81,7 +83,7 @@ Run 'tinyagent <command> --help' for a command's flags.`,
   mcp: `Usage: tinyagent mcp --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
          ${OVERSIGHT_USAGE}
          [--listen a,b --allow-from KEYS [--require-mention=false]] [--approvers KEYS --home-room ROOM]
-         [--code-mode [--code-timeout S]]
+         [--code-mode [--code-timeout S]] [--read-tool]
 
 Serves MCP over stdio to an agent host and forwards tool calls to the relay,
 signing each request (NIP-98) with the key in the environment variable NAME.
@@ -99,7 +101,8 @@ ${CODE_FLAGS}
 
 ${toolListText()}
 tiny_diagnose is always offered: tinyagent answers it itself (see 'tinyagent diagnose');
-with --listen, tiny_inbox too; with --code-mode, tiny_search and tiny_execute instead of the tools above.`,
+with --listen, tiny_inbox too; with --read-tool, tiny_read; with --code-mode, tiny_search and tiny_execute
+instead of the tools above.`,
   rpc:
     `Usage: tinyagent rpc --relay URL [--key-env NAME] [--kinds 9,12] [--max-writes N] [--audit-log FILE] [--timeout SECONDS]
 
@@ -180,7 +183,7 @@ tool's. Exit status then: 0 a result, 1 an error (on stderr) or usage.`,
     `Usage: tinyagent config HOST --relay URL [--key-env NAME] [--tools a,b] [--allow-writes] [--timeout SECONDS]
          ${OVERSIGHT_USAGE} [--name NAME] [--key-file FILE]
          [--listen a,b --allow-from KEYS [--require-mention=false]] [--approvers KEYS --home-room ROOM]
-         [--code-mode [--code-timeout S]]
+         [--code-mode [--code-timeout S]] [--read-tool]
 
 Prints the configuration HOST needs to start this tinyagent as an MCP server
 with these flags: its absolute path, the relay, the flags, and the key only as
@@ -190,7 +193,8 @@ no key and sends nothing.
 
   HOST                 hermes (YAML for ~/.hermes/config.yaml), claude-code (a claude mcp add
                        line), claude-desktop (JSON for claude_desktop_config.json), cursor (JSON
-                       for ~/.cursor/mcp.json, and its install link)
+                       for ~/.cursor/mcp.json, and its install link; with --read-tool, as Cursor
+                       shows no resources)
 ${RELAY_FLAGS}
 ${EXPOSURE_FLAGS}
 ${OVERSIGHT_FLAGS}

@@ -1,10 +1,14 @@
 // What every `initialize` answer tells the model (`instructions`): what
 // tinyagent is, what to do when access fails or a write's fate is unknown;
 // in code mode, how to find and call the relay's functions from a program;
-// and, when it listens, how the relay's events arrive and how to answer one.
-// Hosts cut instructions at 2,048 characters; these stay under 1,200. Pure.
+// with --read-tool, that tiny_read reads tiny:// URIs; and, when it listens,
+// how the relay's events arrive and how to answer one.
+// Hosts cut instructions at 2,048 characters; these stay under 1,250 (1,200 but
+// with listening, code mode and tiny_read all on). Pure.
 
-export const MAX_INSTRUCTIONS_CHARS = 1200;
+export const MAX_INSTRUCTIONS_CHARS = 1250;
+/** What they aim for: the sentence on resources and tiny_read's longer words go first past it. */
+const AIM_CHARS = 1200;
 
 const BASE =
   "These tools are a Nostr relay's, through tinyagent, which signs for this agent's key; the key " +
@@ -33,13 +37,23 @@ const RESOURCES =
   " Rooms, threads, repositories, issues, wiki pages and tasks are also resources (tiny://…) a person " +
   "can attach; read one with its read tool.";
 
+/** With --read-tool: the resources as a tool, in a few words (in fewer when the rest leaves no room). */
+const READ_TOOL =
+  " tiny_read reads any tiny:// URI (tiny://<relay>/ lists what there is); each answer lists its links to read " +
+  "next.";
+const READ_TOOL_SHORT = " tiny_read reads tiny:// URIs.";
+
 /**
- * The instructions for a session: code mode's, the resources when they fit, and with `listening` how
- * the relay's events reach the model.
+ * The instructions for a session: code mode's, tiny_read's with `readTool`, the resources when they
+ * fit, and with `listening` how the relay's events reach the model.
  */
-export function instructions(listening = false, codeMode = false): string {
+export function instructions(listening = false, codeMode = false, readTool = false): string {
   const head = BASE + (codeMode ? CODE_MODE : "");
   const tail = listening ? LISTENING : "";
-  const whole = head + RESOURCES + tail;
-  return whole.length <= MAX_INSTRUCTIONS_CHARS ? whole : head + tail;
+  for (const read of readTool ? [READ_TOOL, READ_TOOL_SHORT] : [""]) {
+    const whole = head + read + RESOURCES + tail;
+    if (whole.length <= AIM_CHARS) return whole;
+    if (head.length + read.length + tail.length <= AIM_CHARS) return head + read + tail;
+  }
+  return head + (readTool ? READ_TOOL_SHORT : "") + tail;
 }

@@ -68,6 +68,16 @@ export const COMPLETION_SOURCES: Readonly<Record<Kind, Readonly<Record<string, C
   wiki: { d: { tool: "list_wiki", fixed: page, fromContext: {}, pick: "wiki" } },
   job: { id: { tool: "list_jobs", fixed: page, fromContext: {}, pick: "jobs" } },
   file: { sha256: { tool: "list_files", fixed: page, fromContext: {}, pick: "files" } },
+  // The collections' variables are those of what they belong to: a room's threads, a repository's issues.
+  root: {},
+  rooms: {},
+  threads: { id: ROOMS },
+  repos: {},
+  issues: { owner: OWNERS, name: NAMES },
+  pulls: { owner: OWNERS, name: NAMES },
+  pages: {},
+  jobs: {},
+  files: {},
 };
 
 /** The call that lists a variable's values, or the chosen variables it still needs (valid ones). */

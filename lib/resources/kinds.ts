@@ -1,5 +1,6 @@
 // The tiny:// namespace's one table: each kind of resource, the path that names it, the rule each
-// variable follows, and the read tool (with its arguments) that answers it. The URI grammar, the
+// variable follows, and the read tool (with its arguments) that answers it; then the collections, a
+// path ending in `/` whose read lists its children (the root lists the kinds). The URI grammar, the
 // templates, the completions and the listings all read this table. Pure.
 
 import { publicKeyHex } from "../wire/bech32.ts";
@@ -10,8 +11,20 @@ export const SCHEME = "tiny";
 /** A URI longer than this is refused before any other work. */
 export const MAX_URI = 2048;
 
-/** The kinds of resource the namespace names. */
-export type Kind = "room" | "thread" | "repo" | "issue" | "pull" | "wiki" | "job" | "file";
+/** The kinds of single resource the namespace names. */
+export type ItemKind = "room" | "thread" | "repo" | "issue" | "pull" | "wiki" | "job" | "file";
+/** The collections: the root, and each kind's list (a URI ending in `/`). */
+export type CollectionKind =
+  | "root"
+  | "rooms"
+  | "threads"
+  | "repos"
+  | "issues"
+  | "pulls"
+  | "pages"
+  | "jobs"
+  | "files";
+export type Kind = ItemKind | CollectionKind;
 
 /** One named resource: its kind and its variables' decoded values, by variable name. */
 export interface ResourceAddress {
@@ -35,11 +48,14 @@ export type Segment = string | { variable: string; rule: VariableRule };
 /** One row of the table. */
 export interface KindSpec {
   kind: Kind;
+  /** The path's segments; a collection's URI adds a trailing `/`. */
   path: readonly Segment[];
-  /** The relay tool that reads it. */
+  /** The relay tool that reads it (a collection's: the tool that lists it; the root's: none, ""). */
   readTool: string;
   /** The read tool's arguments, each taken from the variable named. */
   args: Readonly<Record<string, string>>;
+  /** A collection: the kind of its children. */
+  lists?: Kind;
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -120,9 +136,59 @@ export const KINDS: readonly KindSpec[] = [
   },
 ];
 
+/** The collections, in the order templates are listed (after the single resources). */
+export const COLLECTIONS: readonly KindSpec[] = [
+  { kind: "root", path: [], readTool: "", args: {} },
+  { kind: "rooms", path: ["room"], readTool: "list_rooms", args: {}, lists: "room" },
+  {
+    // A room's threads are the thread openings among its messages, paged as read_room pages them.
+    kind: "threads",
+    path: ["room", v("id", RULES.room), "thread"],
+    readTool: "read_room",
+    args: { id: "id" },
+    lists: "thread",
+  },
+  { kind: "repos", path: ["repo"], readTool: "list_repositories", args: {}, lists: "repo" },
+  {
+    kind: "issues",
+    path: ["repo", v("owner", RULES.owner), v("name", RULES.name), "issue"],
+    readTool: "list_issues",
+    args: { owner: "owner", repo: "name" },
+    lists: "issue",
+  },
+  {
+    kind: "pulls",
+    path: ["repo", v("owner", RULES.owner), v("name", RULES.name), "pull"],
+    readTool: "list_pull_requests",
+    args: { owner: "owner", repo: "name" },
+    lists: "pull",
+  },
+  { kind: "pages", path: ["wiki"], readTool: "list_wiki", args: {}, lists: "wiki" },
+  { kind: "jobs", path: ["job"], readTool: "list_jobs", args: {}, lists: "job" },
+  { kind: "files", path: ["file"], readTool: "list_files", args: {}, lists: "file" },
+];
+
+/** Every row: the single resources, then the collections. */
+export const ALL_KINDS: readonly KindSpec[] = [...KINDS, ...COLLECTIONS];
+
 /** The row of a kind. */
 export function kindSpec(kind: Kind): KindSpec {
-  return KINDS.find((spec) => spec.kind === kind)!;
+  return ALL_KINDS.find((spec) => spec.kind === kind)!;
+}
+
+/** Whether a kind is a collection (its URI ends in `/`). */
+export function isCollection(kind: Kind): kind is CollectionKind {
+  return COLLECTIONS.some((spec) => spec.kind === kind);
+}
+
+/**
+ * The relay tools a kind needs exposed: its read tool, and for a collection the tool that reads its
+ * children (a list of rooms is offered only where a room can be read). The root needs none.
+ */
+export function toolsOf(kind: Kind): string[] {
+  const spec = kindSpec(kind);
+  if (spec.lists === undefined) return spec.readTool === "" ? [] : [spec.readTool];
+  return [...new Set([spec.readTool, ...toolsOf(spec.lists)])];
 }
 
 /** A kind's variables, in path order. */

@@ -126,12 +126,16 @@ function wikiEntry(item: JsonObject): [ResourceAddress, string, string, number |
   ];
 }
 
-function jobEntry(item: JsonObject): [ResourceAddress, string, string, number | undefined] | undefined {
+function jobEntry(
+  item: JsonObject,
+  everyState = false,
+): [ResourceAddress, string, string, number | undefined] | undefined {
   const state = str(item, "state");
-  if (state !== undefined && state !== "open") return undefined;
+  if (!everyState && state !== undefined && state !== "open") return undefined;
   const subject = str(item, "subject")?.trim() || (str(item, "content") ?? "").split("\n", 1)[0].trim() ||
     "(no subject)";
   const facts = [`Long task${str(item, "room") ? ` in #${text(str(item, "room")!, 64)}` : ""}`];
+  if (everyState && state) facts.push(text(state, 20));
   const status = str(item, "status");
   if (status) facts.push(`status ${text(status, 20)}`);
   facts.push(
@@ -150,7 +154,10 @@ function jobEntry(item: JsonObject): [ResourceAddress, string, string, number | 
 
 const ENTRIES: Record<
   string,
-  (item: JsonObject) => [ResourceAddress, string, string, number | undefined] | undefined
+  (
+    item: JsonObject,
+    everyState?: boolean,
+  ) => [ResourceAddress, string, string, number | undefined] | undefined
 > = {
   list_rooms: roomEntry,
   list_repositories: repoEntry,
@@ -160,22 +167,25 @@ const ENTRIES: Record<
 
 /**
  * The resources in one page of a list tool's answer, and the cursor of the next page when there
- * is one. Items that do not name a valid resource (a malformed id, say) are left out.
+ * is one. Items that do not name a valid resource (a malformed id, say) are left out; so are the
+ * tasks no longer open, unless `everyState` (a collection of every task).
  */
 export function listedResources(
   base: ResourceBase,
   tool: string,
   answer: unknown,
+  everyState = false,
 ): { resources: ListedResource[]; nextCursor?: string } {
   const entry = ENTRIES[tool];
   const resources: ListedResource[] = [];
   for (const item of entry === undefined ? [] : arr(answer, "items").filter(isObject)) {
-    const made = entry(item);
+    const made = entry(item, everyState);
     if (made === undefined) continue;
     const [address, title, description, changed] = made;
     const uri = formatUri(base, address);
     const parsed = parseUri(base, uri);
-    if (!parsed.ok || parsed.value.canonical !== uri) continue;
+    // An empty id would name the collection, not the item: only what parses back to itself is listed.
+    if (!parsed.ok || parsed.value.canonical !== uri || parsed.value.address.kind !== address.kind) continue;
     const resource: ListedResource = {
       uri,
       name: kindPath(address),

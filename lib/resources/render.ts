@@ -17,9 +17,10 @@ import { renderWikiPage } from "./render_wiki.ts";
 import { count, escapeHiding } from "./text.ts";
 import type { ParsedUri } from "./uri.ts";
 
-/** The answer to `resources/read`. */
+/** The answer to `resources/read`: its items, and the links in `_meta`. */
 export interface ReadContents {
   contents: ContentItem[];
+  _meta?: Record<string, unknown>;
 }
 
 /** The relay's answer as JSON text: pretty-printed, each hiding character as a (still valid) \u escape. */
@@ -34,7 +35,7 @@ export function jsonText(answer: unknown): string {
 }
 
 /** The marker tinyagent's bound leaves in place of a structured answer over 256 KiB. */
-function boundMarker(answer: unknown): number | undefined {
+export function boundMarker(answer: unknown): number | undefined {
   return isObject(answer) && answer.truncated === true && Object.keys(answer).length === 2
     ? num(answer, "bytes")
     : undefined;
@@ -52,6 +53,8 @@ export function unrecognised(tool: string, answer: unknown): string {
 function markdownOf(address: ResourceAddress, answer: unknown, ctx: RenderContext): string | undefined {
   const values = address.values;
   switch (address.kind) {
+    default:
+      return undefined;
     case "room":
       return renderRoom(answer, values.id, ctx);
     case "thread":
@@ -122,7 +125,7 @@ function saidValues(kind: Kind, answer: unknown): Record<string, string | undefi
       return { id: str(obj(answer, "item"), "id") };
     case "file":
       return { sha256: str(answer, "sha256") };
-    case "wiki":
+    default:
       // The relay normalizes a page's name, so the name it answers with may rightly differ.
       return {};
   }

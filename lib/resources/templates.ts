@@ -1,10 +1,10 @@
-// The resource templates this relay's namespace offers: one per kind, its RFC 6570 URI template
-// for this relay's base, a programmatic name, a title and a description written for a person and
-// a model (what it reads, an example), its media type, its read tool and how the template's
-// variables become that tool's arguments. Only templates whose read tool is exposed are offered.
-// Pure.
+// The resource templates this relay's namespace offers: one per kind and one per collection, its
+// RFC 6570 URI template for this relay's base, a programmatic name, a title and a description
+// written for a person and a model (what it reads, an example), its media type, its read tool and
+// how the template's variables become that tool's arguments. Only templates whose tools are exposed
+// are offered. Pure.
 
-import { type Kind, KINDS, type KindSpec, variablesOf } from "./kinds.ts";
+import { ALL_KINDS, isCollection, type Kind, type KindSpec, toolsOf, variablesOf } from "./kinds.ts";
 import { baseUri, type ResourceBase } from "./uri.ts";
 
 /** One entry of `resources/templates/list`, with what tinyagent needs to answer it. */
@@ -94,16 +94,57 @@ const WORDS: Record<Kind, { name: string; title: string; description: string }> 
     title: "File",
     description:
       "A stored file by its SHA-256: a text file as text, an image or any other file as its bytes " +
-      "(base64) with the file's own media type, up to about 190 KB (a larger one reads as a note saying so). " +
-      "{sha256} is 64 lowercase hex. " +
-      `Example: {base}/file/${EXAMPLE_SHA256}.`,
+      "(base64) with the file's own media type. A larger one reads as a note giving its size and the " +
+      "pieces to read: ?range=START-END of its bytes, ?lines=FIRST-LAST of a text file. {sha256} is 64 " +
+      `lowercase hex. Example: {base}/file/${EXAMPLE_SHA256}.`,
   },
+  root: {
+    name: "kinds",
+    title: "Everything on this relay",
+    description:
+      "The kinds of resource this relay offers, each a collection to list: {base}/room/, {base}/repo/, " +
+      "{base}/wiki/, {base}/job/, {base}/file/.",
+  },
+  rooms: collectionWords("rooms", "Rooms", "The rooms this key can see", "room/"),
+  threads: collectionWords(
+    "threads",
+    "Threads of a room",
+    "The threads opened in a room, newest first, read page by page with the room's messages; {id} is the room id",
+    "room/general/thread/",
+  ),
+  repos: collectionWords("repositories", "Repositories", "The hosted repositories", "repo/"),
+  issues: collectionWords(
+    "issues",
+    "Issues of a repository",
+    "A repository's issues, newest first; {owner} and {name} name the repository",
+    `repo/${EXAMPLE_KEY}/tinyagent/issue/`,
+  ),
+  pulls: collectionWords(
+    "pull_requests",
+    "Pull requests of a repository",
+    "A repository's pull requests, newest first; {owner} and {name} name the repository",
+    `repo/${EXAMPLE_KEY}/tinyagent/pull/`,
+  ),
+  pages: collectionWords("wiki_pages", "Wiki pages", "The wiki's pages", "wiki/"),
+  jobs: collectionWords("jobs", "Long tasks", "Every long task this key can see, in any state", "job/"),
+  files: collectionWords("files", "Files", "The stored files this key can see, newest first", "file/"),
 };
+
+/** A collection's words: what it lists, and how it pages. */
+function collectionWords(name: string, title: string, what: string, example: string) {
+  return {
+    name,
+    title,
+    description: `${what}: each child's URI and title, a page at a time (the next page's URI, with ` +
+      `?cursor=, comes last). Add ?as=json for the list as JSON. Example: {base}/${example}.`,
+  };
+}
 
 /** The RFC 6570 template of a kind on this relay: literal base and words, `{variable}` expansions. */
 export function uriTemplateOf(base: ResourceBase, spec: KindSpec): string {
   const path = spec.path.map((segment) => typeof segment === "string" ? segment : `{${segment.variable}}`);
-  return `${baseUri(base)}/${path.join("/")}`;
+  const slash = isCollection(spec.kind) && path.length > 0 ? "/" : "";
+  return `${baseUri(base)}/${path.join("/")}${slash}`;
 }
 
 function templateOf(base: ResourceBase, spec: KindSpec): ResourceTemplate {
@@ -122,14 +163,14 @@ function templateOf(base: ResourceBase, spec: KindSpec): ResourceTemplate {
   return template;
 }
 
-/** Every template of this relay's namespace, in the table's order. */
+/** Every template of this relay's namespace, in the table's order: the kinds, then the collections. */
 export function allTemplates(base: ResourceBase): ResourceTemplate[] {
-  return KINDS.map((spec) => templateOf(base, spec));
+  return ALL_KINDS.map((spec) => templateOf(base, spec));
 }
 
-/** The templates offered: those whose read tool is among the exposed tools. */
+/** The templates offered: those whose tools are all among the exposed tools. */
 export function exposedTemplates(base: ResourceBase, exposed: ReadonlySet<string>): ResourceTemplate[] {
-  return allTemplates(base).filter((template) => exposed.has(template.readTool));
+  return allTemplates(base).filter((template) => toolsOf(template.kind).every((tool) => exposed.has(tool)));
 }
 
 /** A template as `resources/templates/list` carries it. */

@@ -1,13 +1,15 @@
-// tiny:// URIs: `tiny://<relay host>[/r/<tenant>]/<kind path>[?as=json]`, parsed strictly and
-// formatted as the exact inverse. Every refusal has a reason code, words a person understands,
-// and the nearest URIs that do resolve when a correction is certain (an uppercase id lowered, the
-// right relay or tenant, a kind word misspelt). Pure.
+// tiny:// URIs: `tiny://<relay host>[/r/<tenant>]/<kind path>[?<query>]`, a path ending in `/`
+// naming a collection (`tiny://<relay host>/` the root), the query as query.ts reads it; parsed
+// strictly and formatted as the exact inverse. Every refusal has a reason code, words a person
+// understands, and the nearest URIs that do resolve when a correction is certain (an uppercase id
+// lowered, the right relay or tenant, a kind word misspelt, a span put right). Pure.
 
 import type { RelayEndpoint } from "../relay/endpoint.ts";
-import { KINDS, type KindSpec, MAX_URI, type ResourceAddress, SCHEME } from "./kinds.ts";
+import { ALL_KINDS, isCollection, type KindSpec, MAX_URI, type ResourceAddress, SCHEME } from "./kinds.ts";
 import { nearestBy } from "../wire/nearest.ts";
 import { resourcePart } from "./nearest.ts";
 import { count, shown } from "./text.ts";
+import { formatQuery, parseQuery, queryProblem, type ReadQuery, type Representation } from "./query.ts";
 import {
   decodeSegment,
   decodeStrict,
@@ -23,8 +25,7 @@ export interface ResourceBase {
   tenant?: string;
 }
 
-/** How a read answers: markdown (the default) or the relay's answer as JSON. */
-export type Representation = "markdown" | "json";
+export type { ReadQuery, Representation } from "./query.ts";
 
 export type RefusalReason =
   | "too-long"
@@ -47,6 +48,8 @@ export interface UriRefusal {
 
 export interface ParsedUri {
   address: ResourceAddress;
+  /** How it reads: its representation, its span or page. */
+  query: ReadQuery;
   as: Representation;
   /** The URI as this module formats it: equal to the input when the input was written canonically. */
   canonical: string;
@@ -77,21 +80,28 @@ export function baseUri(base: ResourceBase): string {
   return `${SCHEME}://${base.host}${base.tenant === undefined ? "" : `/r/${encodeValue(base.tenant)}`}`;
 }
 
-/** The kind path of an address, each value encoded: `room/general`. */
-export function kindPath(address: ResourceAddress): string {
-  const spec = KINDS.find((row) => row.kind === address.kind)!;
-  return spec.path.map((segment) =>
-    typeof segment === "string" ? segment : encodeValue(address.values[segment.variable] ?? "")
+/** A row's path with these values, each encoded; a collection's ends in `/` (the root's is ""). */
+function pathOf(spec: KindSpec, value: (variable: string, at: number) => string): string {
+  const path = spec.path.map((segment, i) =>
+    typeof segment === "string" ? segment : encodeValue(value(segment.variable, i))
   ).join("/");
+  return isCollection(spec.kind) && path !== "" ? `${path}/` : path;
 }
 
-/** The URI of an address on this relay. */
+/** The kind path of an address, each value encoded: `room/general`, `room/`. */
+export function kindPath(address: ResourceAddress): string {
+  const spec = ALL_KINDS.find((row) => row.kind === address.kind)!;
+  return pathOf(spec, (variable) => address.values[variable] ?? "");
+}
+
+/** The URI of an address on this relay, read as `query` says (default: a plain read). */
 export function formatUri(
   base: ResourceBase,
   address: ResourceAddress,
-  as: Representation = "markdown",
+  query: ReadQuery | Representation = "markdown",
 ): string {
-  return `${baseUri(base)}/${kindPath(address)}${as === "json" ? "?as=json" : ""}`;
+  const asked = typeof query === "string" ? { as: query } : query;
+  return `${baseUri(base)}/${kindPath(address)}${formatQuery(asked)}`;
 }
 
 /** Parses `uri` as a resource of this relay. */
@@ -172,15 +182,18 @@ function parsePath(
   fix: (candidate: string) => string[],
 ): UriOutcome {
   const suffix = query === undefined ? "" : `?${query}`;
-  const raw = path === "" || path === "/" ? [] : path.slice(1).split("/");
+  // A path ending in "/" names a collection; "/" alone, the root.
+  const collection = path.endsWith("/");
+  const inner = collection ? path.slice(0, -1) : path;
+  const raw = inner === "" ? [] : inner.slice(1).split("/");
   const values: string[] = [];
   for (const [i, segment] of raw.entries()) {
     const decoded = decodeSegment(segment);
     if (!decoded.ok) {
       const kept = raw.filter((part) => part !== "" && part !== "." && part !== "..");
-      const retry = kept.length === raw.length
-        ? []
-        : fix(`${SCHEME}://${base.host}/${kept.join("/")}${suffix}`);
+      const retry = kept.length === raw.length ? [] : fix(
+        `${SCHEME}://${base.host}/${kept.join("/")}${collection && kept.length > 0 ? "/" : ""}${suffix}`,
+      );
       return refuse("bad-segment", `segment ${i + 1} of the path: ${decoded.why}`, retry);
     }
     values.push(decoded.value);
@@ -195,16 +208,15 @@ function parsePath(
       : `this server reads tenant ${shown(base.tenant)} of relay ${base.host}: its URIs begin ${
         baseUri(base)
       }/`;
-    return refuse("other-tenant", words, fix(`${baseUri(base)}/${kindRaw}${suffix}`));
+    const slash = collection && kindRaw !== "" ? "/" : "";
+    return refuse("other-tenant", words, fix(`${baseUri(base)}/${kindRaw}${slash}${suffix}`));
   }
-  const matched = matchKind(base, kindValues, fix, suffix);
+  const matched = matchKind(base, kindValues, collection, fix, suffix);
   if (!matched.ok) return matched;
-  const as = parseQuery(base, matched.value, query, fix);
-  if (!as.ok) return as;
-  return {
-    ok: true,
-    value: { address: matched.value, as: as.value, canonical: formatUri(base, matched.value, as.value) },
-  };
+  const read = readQuery(base, matched.value, query, fix);
+  if (!read.ok) return read;
+  const canonical = formatUri(base, matched.value, read.value);
+  return { ok: true, value: { address: matched.value, query: read.value, as: read.value.as, canonical } };
 }
 
 function fill(spec: KindSpec, values: readonly string[]): ResourceAddress {
@@ -218,76 +230,60 @@ function fill(spec: KindSpec, values: readonly string[]): ResourceAddress {
 function matchKind(
   base: ResourceBase,
   values: readonly string[],
+  collection: boolean,
   fix: (candidate: string) => string[],
   suffix: string,
 ): Step<ResourceAddress> {
-  const spec = KINDS.find((row) =>
-    row.path.length === values.length &&
+  const spec = ALL_KINDS.find((row) =>
+    isCollection(row.kind) === collection && row.path.length === values.length &&
     row.path.every((segment, i) => typeof segment !== "string" || segment === values[i])
   );
   if (!spec) {
-    const wrong = values.map(encodeValue).join("/");
-    const guesses = KINDS.filter((row) => row.path.length === values.length).map((row) =>
-      `${baseUri(base)}/${
-        row.path.map((s, i) => typeof s === "string" ? s : encodeValue(values[i])).join("/")
-      }${suffix}`
+    const wrong = values.map(encodeValue).join("/") + (collection && values.length > 0 ? "/" : "");
+    // A guess of either shape: `room` means `room/`, and `room/general/` means `room/general`.
+    const guesses = ALL_KINDS.filter((row) => row.path.length === values.length).map((row) =>
+      `${baseUri(base)}/${pathOf(row, (_, i) => values[i])}${suffix}`
     ).flatMap(fix);
-    const kinds = KINDS.map((row) =>
-      row.path.map((s) => typeof s === "string" ? s : `{${s.variable}}`).join("/")
+    const kinds = ALL_KINDS.filter((row) => row.kind !== "root").map((row) =>
+      pathOf(row, (variable) => `{${variable}}`).replaceAll("%7B", "{").replaceAll("%7D", "}")
     );
     const words = values.length === 0
-      ? `this URI names no resource; ${baseUri(base)}/ has ${kinds.join(", ")}`
+      ? `this URI names no resource; ${baseUri(base)}/ lists the kinds`
       : `${shown(wrong)} is not a kind path here; the kinds are ${kinds.join(", ")}`;
-    return refuse("unknown-kind", words, nearestBy(wrong, guesses, resourcePart));
+    // With no path at all, the root is the one guess, whatever the query.
+    return refuse(
+      "unknown-kind",
+      words,
+      values.length === 0 ? guesses : nearestBy(wrong, guesses, resourcePart),
+    );
   }
   for (const [i, segment] of spec.path.entries()) {
     if (typeof segment === "string") continue;
     const problem = segment.rule.problem(values[i]);
     if (problem === undefined) continue;
     const better = segment.rule.suggest?.(values[i]);
-    const corrected = better === undefined ? [] : fix(
-      `${baseUri(base)}/${
-        spec.path.map((s, j) => typeof s === "string" ? s : encodeValue(j === i ? better : values[j])).join(
-          "/",
-        )
-      }${suffix}`,
-    );
+    const corrected = better === undefined
+      ? []
+      : fix(`${baseUri(base)}/${pathOf(spec, (_, j) => j === i ? better : values[j])}${suffix}`);
     return refuse("bad-id", `{${segment.variable}} is ${shown(values[i], 70)}: ${problem}`, corrected);
   }
   return { ok: true, value: fill(spec, values) };
 }
 
-function parseQuery(
+/** The query read and checked against what it asks of; a refusal names the queries that would do. */
+function readQuery(
   base: ResourceBase,
   address: ResourceAddress,
   query: string | undefined,
   fix: (candidate: string) => string[],
-): Step<Representation> {
-  if (query === undefined) return { ok: true, value: "markdown" };
+): Step<ReadQuery> {
   const plain = `${baseUri(base)}/${kindPath(address)}`;
-  const withJson = fix(`${plain}?as=json`);
-  const why = (words: string, nearest: string[]) =>
-    refuse(
-      "bad-query",
-      `${words}; the only query parameter is as=json (or as=markdown, the default)`,
-      nearest,
-    );
-  if (query === "") return why("the query is empty", fix(plain));
-  let as: Representation | undefined;
-  for (const part of query.split("&")) {
-    const eq = part.indexOf("=");
-    const key = decodeStrict(eq === -1 ? part : part.slice(0, eq));
-    const value = decodeStrict(eq === -1 ? "" : part.slice(eq + 1));
-    if (!key.ok || key.value !== "as") return why(`${shown(part, 40)} is not a parameter here`, fix(plain));
-    if (as !== undefined) return why("as is given twice", [...fix(plain), ...withJson]);
-    if (!value.ok || (value.value !== "json" && value.value !== "markdown")) {
-      const lower = value.ok ? value.value.toLowerCase() : "";
-      return why(
-        `as=${shown(value.ok ? value.value : part, 20)} is not json or markdown`,
-        lower === "markdown" ? fix(plain) : withJson,
-      );
-    }
-    as = value.value;
-  }
-  return { ok: true, value: as ?? "markdown" };
+  const parsed = parseQuery(query);
+  const problem = parsed.ok
+    ? queryProblem(parsed.value, { collection: isCollection(address.kind), file: address.kind === "file" })
+    : parsed.refusal;
+  if (problem === undefined && parsed.ok) return { ok: true, value: parsed.value };
+  const { why, near } = problem ?? { why: "", near: [] };
+  const nearest = [...new Set(near.flatMap((q) => fix(`${plain}${formatQuery(q)}`)))];
+  return refuse("bad-query", why, nearest);
 }

@@ -3,6 +3,7 @@
 // `download`, an attachment's bytes. Paths stay on the relay's origin and
 // under its tenant (relay/paths.ts).
 
+import { downloadRequest } from "../relay/download.ts";
 import type { RelayEndpoint } from "../relay/endpoint.ts";
 import { httpRefusal, succeeded } from "../relay/helper_answer.ts";
 import { relayPath } from "../relay/paths.ts";
@@ -89,20 +90,10 @@ export async function request(
 export async function download(deps: FetchDeps, params: JsonObject, signal: AbortSignal): Promise<unknown> {
   const input = downloadParams(params);
   if (!input.ok) throw new RpcError(input.error);
-  const place = relayPath(deps.endpoint, input.value);
-  if (!place.ok) throw new RpcError(place.error);
-  const sent = await deps.http.send(
-    {
-      method: "GET",
-      url: place.url,
-      target: place.target,
-      headers: {},
-      body: new Uint8Array(),
-      binary: true,
-    },
-    signal,
-    MAX_RESPONSE_BYTES,
-  );
+  // The one signed GET of a relay file, which the resources' pieces of a big file use too.
+  const get = downloadRequest(deps.endpoint, input.value);
+  if (!get.ok) throw new RpcError(get.error);
+  const sent = await deps.http.send(get.request, signal, MAX_RESPONSE_BYTES);
   if (!sent.ok) throw missing(sent, signal);
   const { answer } = sent;
   if (!succeeded(answer)) throw new RpcError(httpRefusal({ ...answer, body: textOf(answer) }));

@@ -111,7 +111,11 @@ export function listening(
     );
   return {
     features: {
-      instructions: instructions(listen !== undefined, command.codeMode !== undefined),
+      instructions: instructions(
+        listen !== undefined,
+        command.codeMode !== undefined,
+        command.readTool === true,
+      ),
       experimental: [...(listen || approvals ? [CHANNEL] : []), ...(approvals ? [CHANNEL_PERMISSION] : [])],
     },
     budget,

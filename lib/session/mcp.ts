@@ -45,18 +45,10 @@ export async function mcp(
   const stream = new SharedStream();
   // The relay reaching the agent (--listen) and approvals from the room (--approvers), or neither.
   const room = listening(command, signer, log, audit, parts.listen, stream);
-  const side = deferredFacade(command, signer, log, end.stop, answered.promise, {
-    ask: room.ask ?? askThroughHost(channel, command.oversight.confirmTimeoutMs),
-    where: room.ask ? "room" : "host",
-    audit,
-    budget: room.budget,
-    localTools: room.localTools,
-  }, parts);
-  if (Deno.stdin.isTerminal()) log(byHandHint(command));
-  const announce = announcer(command, signer, channel, log, end.stop);
   const host = hostWatch(answered);
-  // The relay's rooms, threads, issues, wiki pages, tasks and files as resources: their code loads
-  // at the host's first request for one; each read is a resource call of the facade's.
+  // The relay's rooms, threads, issues, wiki pages, tasks and files as resources (and, with
+  // --read-tool, as tiny_read): their code loads at the host's first request for one; each read is
+  // a resource call of the facade's.
   const resources = resourceMethods(parts.resources, {
     command,
     signer,
@@ -64,6 +56,15 @@ export async function mcp(
     callTool: (params, context) => (host.watch(), side.callTool(params, context)),
     stream,
   });
+  const side = deferredFacade(command, signer, log, end.stop, answered.promise, {
+    ask: room.ask ?? askThroughHost(channel, command.oversight.confirmTimeoutMs),
+    where: room.ask ? "room" : "host",
+    audit,
+    budget: room.budget,
+    localTools: [...room.localTools ?? [], ...resources.tools],
+  }, parts);
+  if (Deno.stdin.isTerminal()) log(byHandHint(command));
+  const announce = announcer(command, signer, channel, log, end.stop);
   const notifications = { ...room.notifications, bind: bindBoth(room.notifications, resources) };
   const closeAll = () => [room, resources, stream].forEach((part) => part.close());
   const session = serve({

@@ -48,26 +48,49 @@ Deno.test("the mcp arguments: every flag given, none left at its default", () =>
     "--code-timeout",
     "12.5",
   ];
-  assert.deepEqual(mcpArgs(config("cursor", "--relay", `${RELAY}/`, ...every)), [
+  assert.deepEqual(mcpArgs(config("claude-code", "--relay", `${RELAY}/`, ...every, "--read-tool")), [
     "mcp",
     "--relay",
     RELAY,
     ...every,
+    "--read-tool",
   ]);
   // The default set, named in full or as `default`, is left out; so is a bundle's `=false`.
   assert.deepEqual(
     mcpArgs(
-      config("cursor", "--relay", RELAY, "--tools=default", "--allow-writes=false", "--code-mode=false"),
+      config(
+        "hermes",
+        "--relay",
+        RELAY,
+        "--tools=default",
+        "--allow-writes=false",
+        "--code-mode=false",
+        "--read-tool=false",
+      ),
     ),
     ["mcp", "--relay", RELAY],
   );
   // Code mode at its default limit: the flag alone.
-  assert.deepEqual(mcpArgs(config("cursor", "--relay", RELAY, "--code-mode", "--code-timeout", "30")), [
+  assert.deepEqual(mcpArgs(config("hermes", "--relay", RELAY, "--code-mode", "--code-timeout", "30")), [
     "mcp",
     "--relay",
     RELAY,
     "--code-mode",
   ]);
+  // Cursor shows its model tools and no resources: its configuration reads them through tiny_read.
+  for (const flags of [[], ["--read-tool=false"], ["--read-tool"]]) {
+    assert.deepEqual(mcpArgs(config("cursor", "--relay", RELAY, ...flags)), [
+      "mcp",
+      "--relay",
+      RELAY,
+      "--read-tool",
+    ]);
+  }
+  assert.deepEqual(
+    mcpArgs(config("claude-code", "--relay", RELAY)),
+    ["mcp", "--relay", RELAY],
+    "resources there",
+  );
 });
 
 Deno.test("hermes: the mcp_servers entry, with Hermes' placeholder; with confirmation, its limits", () => {

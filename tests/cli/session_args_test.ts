@@ -118,8 +118,26 @@ Deno.test("the module's entries agree with parseCommand", () => {
   assert.deepEqual(toolsCommand(["-h"]), { command: "help", topic: "tools" });
 });
 
+Deno.test("--read-tool: mcp and config take it, off unless asked; config cursor always has it; tools and call do not", () => {
+  const read = (...argv: string[]) => (parseCommand(argv) as { readTool?: boolean }).readTool;
+  assert.equal(read("mcp", "--relay", RELAY), undefined);
+  assert.equal(read("mcp", "--relay", RELAY, "--read-tool=false"), undefined);
+  assert.equal(read("mcp", "--relay", RELAY, "--read-tool"), true);
+  assert.equal(read("mcp", "--relay", RELAY, "--read-tool=true", "--code-mode"), true);
+  assert.equal(read("config", "claude-code", "--relay", RELAY), undefined);
+  assert.equal(read("config", "claude-code", "--relay", RELAY, "--read-tool"), true);
+  assert.equal(read("config", "cursor", "--relay", RELAY), true, "Cursor shows no resources");
+  assert.equal(read("config", "cursor", "--relay", RELAY, "--read-tool=false"), true);
+  assert.throws(() => parseCommand(["tools", "--relay", RELAY, "--read-tool"]), UsageError);
+  assert.throws(() => parseCommand(["call", "--relay", RELAY, "list_rooms", "--read-tool"]), UsageError);
+});
+
 Deno.test("code mode's flags: --code-mode, and --code-timeout that only lowers its 30 s", async (t) => {
-  assert.deepEqual(CODE_FLAGS, { "code-mode": { type: "boolean" }, "code-timeout": { type: "string" } });
+  assert.deepEqual(CODE_FLAGS, {
+    "code-mode": { type: "boolean" },
+    "code-timeout": { type: "string" },
+    "read-tool": { type: "boolean" },
+  });
   const mcp = (...flags: string[]) => parseCommand(["mcp", "--relay", RELAY, ...flags]);
   await t.step("off unless asked, or asked off as a bundle does", () => {
     assert.equal((mcp() as { codeMode?: unknown }).codeMode, undefined);

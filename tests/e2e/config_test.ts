@@ -24,6 +24,8 @@ Deno.test("tinyagent config: each host's configuration, this tinyagent's absolut
       assert.equal(code, 0, stderr);
       assert.ok(stdout.includes(`${ROOT}bin/tinyagent`), stdout);
       assert.ok(stdout.includes(RELAY) && stdout.includes("--max-writes"), stdout);
+      // Cursor shows no resources: its configuration reads them through tiny_read; the others' do not.
+      assert.equal(stdout.includes("--read-tool"), host === "cursor", `${host}: --read-tool`);
       assert.match(stderr, /^tinyagent: config: /);
       assertNoSecret(key, stdout + stderr, `config ${host}`);
     });

@@ -1,6 +1,6 @@
 // The MCP Inspector's CLI (`npx @modelcontextprotocol/inspector --cli`, pinned) as the host: it
 // starts tinyagent itself over stdio, as a person checking a server would, and lists the resource
-// templates and the resources, and reads a room and an image. It needs the npm registry (or npm's
+// templates and the resources, and reads a room, an image, a collection and a piece. It needs the npm registry (or npm's
 // cache); with TINYAGENT_OFFLINE=1 it is left out, saying so.
 
 import assert from "node:assert/strict";
@@ -79,7 +79,7 @@ Deno.test({
       const templates = await inspect(relay, key, "resources/templates/list") as {
         resourceTemplates: { uriTemplate: string }[];
       };
-      assert.equal(templates.resourceTemplates.length, 8);
+      assert.equal(templates.resourceTemplates.length, 17);
       assert.equal(templates.resourceTemplates[0].uriTemplate, `${base}/room/{id}`);
       const listed = await inspect(relay, key, "resources/list") as { resources: { uri: string }[] };
       assert.ok(listed.resources.some((r) => r.uri === `${base}/room/room-001`));
@@ -95,6 +95,24 @@ Deno.test({
       ]) as { contents: { mimeType: string; blob: string }[] };
       assert.equal(image.contents[0].mimeType, "image/png");
       assert.equal(atob(image.contents[0].blob).length, content.files.image.bytes.length);
+      const rooms = await inspect(relay, key, "resources/read", ["--uri", `${base}/room/`]) as {
+        contents: { uri: string; text: string }[];
+        _meta: Record<string, { rel: string; href: string }[]>;
+      };
+      assert.equal(rooms.contents[0].uri, `${base}/room/`);
+      assert.ok(
+        rooms.contents[0].text.includes(`${base}/room/room-001`),
+        "the collection lists its children",
+      );
+      assert.ok(
+        rooms._meta["tinyagent/links"].some((l) => l.rel === "item" && l.href === `${base}/room/room-001`),
+      );
+      const piece = await inspect(relay, key, "resources/read", [
+        "--uri",
+        `${base}/file/${content.files.text.sha256}?lines=2-3`,
+      ]) as { contents: { uri: string; text: string }[] };
+      assert.equal(piece.contents[0].uri, `${base}/file/${content.files.text.sha256}?lines=2-3`);
+      assert.equal(piece.contents[0].text, "- tag the commit\n- write the notes\n");
     } finally {
       await relay.close();
     }

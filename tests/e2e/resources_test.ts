@@ -25,7 +25,7 @@ async function everyResource(client: Client) {
   return pages;
 }
 
-Deno.test("resources: the capabilities, and one template per kind for the exposed read tools", async () => {
+Deno.test("resources: the capabilities, and one template per kind and collection for the exposed read tools", async () => {
   await withResourceHost({}, async ({ client, base }) => {
     const capabilities = client.getServerCapabilities()!;
     assert.deepEqual(capabilities.resources, { subscribe: true });
@@ -40,11 +40,25 @@ Deno.test("resources: the capabilities, and one template per kind for the expose
       `${base}/wiki/{d}`,
       `${base}/job/{id}`,
       `${base}/file/{sha256}`,
+      `${base}/`,
+      `${base}/room/`,
+      `${base}/room/{id}/thread/`,
+      `${base}/repo/`,
+      `${base}/repo/{owner}/{name}/issue/`,
+      `${base}/repo/{owner}/{name}/pull/`,
+      `${base}/wiki/`,
+      `${base}/job/`,
+      `${base}/file/`,
     ]);
     for (const template of resourceTemplates) {
       assert.ok(template.title && template.description?.includes(base), template.name);
       assert.equal(template.mimeType, template.name === "file" ? undefined : "text/markdown");
     }
+    const threads = await client.complete({
+      ref: { type: "ref/resource", uri: `${base}/room/{id}/thread/` },
+      argument: { name: "id", value: "room-00" },
+    });
+    assert.ok(threads.completion.values.includes("room-001"), "a collection's variable completes too");
   });
 });
 
@@ -109,7 +123,8 @@ Deno.test("resources: each kind reads as markdown and as JSON; an image as a blo
       Uint8Array.from(atob(image.contents[0].blob as string), (c) => c.charCodeAt(0)),
       files.image.bytes,
     );
-    // A file whose bytes are over the facade's 256 KiB bound on a structured answer reads as a note.
+    // A file whose bytes are over the facade's 256 KiB bound on a structured answer reads as a note:
+    // its size, and the pieces to read it in.
     const big = new Uint8Array(300_000).map((_, i) => i % 251);
     const bigSha = Array.from(
       new Uint8Array(await crypto.subtle.digest("SHA-256", big)),
@@ -120,9 +135,15 @@ Deno.test("resources: each kind reads as markdown and as JSON; an image as a blo
     });
     const note = await client.readResource({ uri: `${base}/file/${bigSha}` });
     assert.equal(note.contents[0].mimeType, "text/markdown");
-    assert.match(
-      (note.contents[0] as { text: string }).text,
-      /over tinyagent's 256 KiB bound .* Call read_attachment/s,
+    const words = (note.contents[0] as { text: string }).text;
+    assert.match(words, /too big to read whole \(300,000 bytes\)/);
+    assert.ok(words.includes(`${base}/file/${bigSha}?range=0-65535`), "its first piece");
+    assert.ok(words.includes(`${base}/file/${bigSha}?range=262144-299999`), "its last piece");
+    const piece = await client.readResource({ uri: `${base}/file/${bigSha}?range=262144-299999` });
+    assert.deepEqual(
+      Uint8Array.from(atob((piece.contents[0] as { blob: string }).blob), (c) => c.charCodeAt(0)),
+      big.subarray(262144),
+      "a binary piece as bytes",
     );
     const text = await client.readResource({ uri: `${base}/file/${files.text.sha256}` });
     assert.equal(text.contents[0].mimeType, "text/plain");
@@ -191,7 +212,7 @@ Deno.test("resources: a kind whose read tool --tools left out is neither listed 
         t.uriTemplate.includes("/room/{id}") && !t.uriTemplate.includes("thread")
       ),
     );
-    assert.equal(resourceTemplates.length, 7);
+    assert.equal(resourceTemplates.length, 14, "the kinds and the collections that need no read_room");
     const listed = (await everyResource(client)).flat();
     assert.ok(listed.length > 0 && !listed.some((uri) => uri.startsWith(`${base}/room/`)));
     const before = relay.requests.length;

@@ -6,19 +6,33 @@
 import assert from "node:assert/strict";
 import { instructions, MAX_INSTRUCTIONS_CHARS } from "../../lib/facade/instructions.ts";
 
-Deno.test("within 1,200 characters, listening or not, in code mode or not", () => {
-  assert.equal(MAX_INSTRUCTIONS_CHARS, 1200);
+Deno.test("within 1,200 characters, listening or not, in code mode or not; 1,250 with tiny_read too", () => {
+  assert.equal(MAX_INSTRUCTIONS_CHARS, 1250);
   for (const listening of [false, true]) {
     for (const codeMode of [false, true]) {
-      const text = instructions(listening, codeMode);
-      assert.ok(
-        text.length <= MAX_INSTRUCTIONS_CHARS,
-        `${listening}, ${codeMode}: ${text.length} characters`,
-      );
-      assert.ok([...text].length <= MAX_INSTRUCTIONS_CHARS);
+      for (const readTool of [false, true]) {
+        const text = instructions(listening, codeMode, readTool);
+        const bound = listening && codeMode && readTool ? MAX_INSTRUCTIONS_CHARS : 1200;
+        assert.ok(text.length <= bound, `${listening}, ${codeMode}, ${readTool}: ${text.length} characters`);
+        assert.ok([...text].length <= bound);
+      }
     }
   }
-  assert.equal(instructions(), instructions(false, false));
+  assert.equal(instructions(), instructions(false, false, false));
+});
+
+Deno.test("--read-tool: tiny_read named in a few words, in fewer when the rest leaves no room; never without it", () => {
+  for (const listening of [false, true]) {
+    for (const codeMode of [false, true]) {
+      assert.match(instructions(listening, codeMode, true), /tiny_read reads (any )?tiny:\/\/ URIs?/);
+      assert.doesNotMatch(instructions(listening, codeMode, false), /tiny_read/);
+    }
+  }
+  assert.match(
+    instructions(false, false, true),
+    /tiny:\/\/<relay>\/ lists what there is\); each answer lists its links/,
+  );
+  assert.ok(instructions(false, false, true).startsWith(instructions(false).split(" Rooms, threads")[0]));
 });
 
 Deno.test("code mode: where the relay's tools went, how a program calls them, and to read before running again", () => {

@@ -139,7 +139,7 @@ Deno.test("a template whose read tool is not exposed is not completed", async ()
   assert.ok("error" in answer);
   assert.match(
     answer.error.message,
-    /not a resource template here; the templates are tiny:\/\/relay\.example\/wiki\/\{d\}\.$/,
+    /not a resource template here; the templates are tiny:\/\/relay\.example\/wiki\/\{d\}, tiny:\/\/relay\.example\/\.$/,
   );
 });
 

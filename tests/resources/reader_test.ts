@@ -106,6 +106,22 @@ Deno.test("a misspelt room is refused naming the right one, from the listing", a
   });
 });
 
+Deno.test("a thread in a misspelt room: its room's threads match nothing, so the rooms are the nearest", async () => {
+  const event = id("51");
+  const { read, relay } = reader({
+    read_thread: () => new Failed("not found: room"),
+    read_room: () => new Failed("not found: room"),
+    list_rooms: () => LIST_ROOMS,
+  });
+  const answer = await read.read({ uri: `${R}/room/generl/thread/${event}` });
+  assert.ok("error" in answer);
+  assert.equal((answer.error.data as { reason: string }).reason, "unknown-id");
+  // The last variable's listing (the threads of room "generl") gives nothing: the one before it does.
+  const { nearest } = answer.error.data as { nearest: string[] };
+  assert.equal(nearest[0], `${R}/room/general/thread/${event}`);
+  assert.deepEqual(relay.calls.slice(0, 3).map(([tool]) => tool), ["read_thread", "read_room", "list_rooms"]);
+});
+
 Deno.test("an unknown issue names the repository's issues nearest to it", async () => {
   const { read, relay } = reader({
     read_issue: () => new Failed("not found: collaboration event"),

@@ -169,6 +169,22 @@ Deno.test("subscribing twice is one subscription; unsubscribing stops it, and no
   assert.ok("error" in bad);
 });
 
+Deno.test("one resource spelt two ways is one subscription: the host's case, a %65 escape", async () => {
+  const { subs, stream, told } = setup();
+  await subs.subscribe({ uri: `${R}/room/general` });
+  // The same room: the relay's host in capitals, then a letter of the id percent-escaped.
+  await subs.subscribe({ uri: "tiny://RELAY.example/room/general" });
+  await subs.subscribe({ uri: `${R}/room/gen%65ral` });
+  assert.equal(stream.watched.length, 1, "one stream subscription, not one per spelling");
+  assert.equal(subs.size, 1);
+  stream.watched[0].sink.event(ev(1), false);
+  assert.deepEqual(told, [`${R}/room/general`], "told once, as first subscribed");
+  // Unsubscribing under another spelling releases it: nothing is left running.
+  assert.deepEqual(subs.unsubscribe({ uri: "tiny://Relay.Example/room/gen%65ral" }), { result: {} });
+  assert.equal(stream.watched[0].stopped, true);
+  assert.equal(subs.size, 0);
+});
+
 Deno.test("the 101st subscription is refused, clearly; one released makes room", async () => {
   const { subs, stream } = setup();
   const answers = await Promise.all(

@@ -1,6 +1,6 @@
-// The resource templates (lib/resources/templates.ts): one per kind, an RFC 6570 template for this
-// relay's base, words for a person and a model with an example that parses, text/markdown but for
-// files, and only those whose read tool is exposed.
+// The resource templates (lib/resources/templates.ts): one per kind and one per collection, an RFC
+// 6570 template for this relay's base, words for a person and a model with an example that parses,
+// text/markdown but for files, and only those whose tools are exposed.
 
 import assert from "node:assert/strict";
 import { CONTRACT_READ } from "../support/contract.ts";
@@ -31,6 +31,18 @@ Deno.test("one template per kind, with the namespace's exact grammar", () => {
     ["wiki_page", "tiny://relay.example/wiki/{d}", "read_wiki_page", ["d"]],
     ["job", "tiny://relay.example/job/{id}", "read_job", ["id"]],
     ["file", "tiny://relay.example/file/{sha256}", "read_attachment", ["sha256"]],
+    ["kinds", "tiny://relay.example/", "", []],
+    ["rooms", "tiny://relay.example/room/", "list_rooms", []],
+    ["threads", "tiny://relay.example/room/{id}/thread/", "read_room", ["id"]],
+    ["repositories", "tiny://relay.example/repo/", "list_repositories", []],
+    ["issues", "tiny://relay.example/repo/{owner}/{name}/issue/", "list_issues", ["owner", "name"]],
+    ["pull_requests", "tiny://relay.example/repo/{owner}/{name}/pull/", "list_pull_requests", [
+      "owner",
+      "name",
+    ]],
+    ["wiki_pages", "tiny://relay.example/wiki/", "list_wiki", []],
+    ["jobs", "tiny://relay.example/job/", "list_jobs", []],
+    ["files", "tiny://relay.example/file/", "list_files", []],
   ]);
   assert.equal(uriTemplateOf(TENANT, KINDS[0]), "tiny://relay.example:8443/r/acme/room/{id}");
 });
@@ -40,7 +52,8 @@ Deno.test("titles and descriptions for people and models: what it reads, and an 
     for (const template of allTemplates(base)) {
       assert.ok(template.title.length > 0 && template.title.length <= 40, template.name);
       assert.ok(template.description.length >= 100 && template.description.length <= 600, template.name);
-      const example = /Example: (\S+?)\.?(?:\s|$)/.exec(template.description)?.[1];
+      const example = /Example: (\S+?)\.?(?:\s|$)/.exec(template.description)?.[1] ??
+        (template.kind === "root" ? `${template.uriTemplate}` : undefined);
       assert.ok(example, `${template.name} has an example`);
       const parsed = parseUri(base, example);
       assert.ok(parsed.ok, `${template.name}: ${example}`);
@@ -64,21 +77,19 @@ Deno.test("media types: text/markdown, but a file keeps its own (none stated)", 
   }
 });
 
-Deno.test("only templates whose read tool is exposed are offered", () => {
-  assert.equal(exposedTemplates(BASE, new Set(CONTRACT_READ)).length, 8);
+Deno.test("only templates whose tools are exposed are offered", () => {
+  assert.equal(exposedTemplates(BASE, new Set(CONTRACT_READ)).length, 17);
   assert.deepEqual(
     exposedTemplates(BASE, new Set(["read_room", "list_rooms", "read_job"])).map((t) => t.name),
-    [
-      "room",
-      "job",
-    ],
+    ["room", "job", "kinds", "rooms"],
+    "a collection wants its list tool and its children's read tool: no list_jobs, no jobs; no read_thread, no threads",
   );
   assert.deepEqual(
     exposedTemplates(BASE, new Set(CONTRACT_READ.filter((t) => t !== "read_attachment"))).map((t) => t.name)
       .includes("file"),
     false,
   );
-  assert.deepEqual(exposedTemplates(BASE, new Set()), []);
+  assert.deepEqual(exposedTemplates(BASE, new Set()).map((t) => t.name), ["kinds"], "the root needs no tool");
 });
 
 Deno.test("a completion's ref/resource finds its template by the template string", () => {

@@ -1,6 +1,7 @@
-// tiny:// URIs (lib/resources/uri.ts): every kind parsed and formatted back exactly, the relay's
-// base from its URL, and every refusal with its reason code and the corrections that resolve —
-// dot segments raw and encoded, %2F, %00, overlong UTF-8, another relay, another tenant, 100 KB.
+// tiny:// URIs (lib/resources/uri.ts): every kind and collection parsed and formatted back exactly,
+// spans and pages in the query, the relay's base from its URL, and every refusal with its reason
+// code and the corrections that resolve — dot segments raw and encoded, %2F, %00, overlong UTF-8,
+// another relay, another tenant, 100 KB, spans reversed, zero, past 15 digits.
 
 import assert from "node:assert/strict";
 import { parseRelayUrl } from "../../lib/relay/endpoint.ts";
@@ -62,11 +63,119 @@ Deno.test("each kind parses to its address and formats back to the same URI", ()
   for (const [uri, kind, values] of cases) {
     const outcome = parseUri(BASE, uri);
     assert.ok(outcome.ok, uri);
-    assert.deepEqual(outcome.value, { address: { kind, values }, as: "markdown", canonical: uri });
+    assert.deepEqual(outcome.value, {
+      address: { kind, values },
+      query: { as: "markdown" },
+      as: "markdown",
+      canonical: uri,
+    });
     assert.equal(formatUri(BASE, outcome.value.address), uri);
     assert.equal(formatUri(BASE, outcome.value.address, "json"), `${uri}?as=json`);
   }
   assert.equal(kindPath({ kind: "thread", values: { id: "g", event: ID } }), `room/g/thread/${ID}`);
+});
+
+Deno.test("each collection ends in /, parses to its address and formats back", () => {
+  const cases: [string, string, Record<string, string>][] = [
+    [`${R}/`, "root", {}],
+    [`${R}/room/`, "rooms", {}],
+    [`${R}/room/general/thread/`, "threads", { id: "general" }],
+    [`${R}/repo/`, "repos", {}],
+    [`${R}/repo/${KEY}/tiny%20agent/issue/`, "issues", { owner: KEY, name: "tiny agent" }],
+    [`${R}/repo/${KEY}/x/pull/`, "pulls", { owner: KEY, name: "x" }],
+    [`${R}/wiki/`, "pages", {}],
+    [`${R}/job/`, "jobs", {}],
+    [`${R}/file/`, "files", {}],
+    [`tiny://relay.example:8443/r/acme/`, "root", {}],
+  ];
+  for (const [uri, kind, values] of cases) {
+    const outcome = parseUri(uri.includes("8443") ? TENANT : BASE, uri);
+    assert.ok(outcome.ok, uri);
+    assert.deepEqual(outcome.value.address, { kind, values }, uri);
+    assert.equal(outcome.value.canonical, uri);
+    assert.equal(formatUri(uri.includes("8443") ? TENANT : BASE, outcome.value.address), uri);
+  }
+  const paged = parseUri(BASE, `${R}/repo/?cursor=${KEY}/tinyagent`);
+  assert.ok(paged.ok);
+  assert.deepEqual(paged.value.query, { as: "markdown", cursor: `${KEY}/tinyagent` });
+  const escaped = parseUri(BASE, `${R}/room/general/thread/?as=json&cursor=1767225600%3A${ID}`);
+  assert.ok(escaped.ok);
+  assert.equal(escaped.value.query.cursor, `1767225600:${ID}`);
+  assert.equal(escaped.value.canonical, `${R}/room/general/thread/?as=json&cursor=1767225600:${ID}`);
+  const odd = parseUri(BASE, `${R}/wiki/?cursor=a%26b%3Dc%2Bd%20e`);
+  assert.ok(odd.ok && odd.value.query.cursor === "a&b=c+d e");
+  assert.equal(
+    odd.value.canonical,
+    `${R}/wiki/?cursor=a%26b%3Dc%2Bd%20e`,
+    "what would split a query, escaped",
+  );
+});
+
+Deno.test("spans, stat and links: read, and written back in one order", () => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    [`${R}/room/general?lines=1-200`, { as: "markdown", lines: { first: 1, last: 200 } }, ""],
+    [`${R}/file/${ID}?range=0-65535`, { as: "markdown", range: { first: 0, last: 65535 } }, ""],
+    [`${R}/file/${ID}?lines=4801-5000`, { as: "markdown", lines: { first: 4801, last: 5000 } }, ""],
+    [`${R}/room/general?lines=007-9`, { as: "markdown", lines: { first: 7, last: 9 } }, "?lines=7-9"],
+    [`${R}/repo/${KEY}/x/issue/${ID}?pointer=/item/title&as=json`, {
+      as: "json",
+      pointer: "/item/title",
+    }, "?as=json&pointer=/item/title"],
+    [`${R}/wiki/a?as=json&pointer=/versions/0/a~1b~0c`, { as: "json", pointer: "/versions/0/a~1b~0c" }, ""],
+    [`${R}/wiki/a?as=json&pointer=`, { as: "json", pointer: "" }, ""],
+    [`${R}/wiki/a?as=json&pointer=/a%20b`, { as: "json", pointer: "/a b" }, ""],
+    [`${R}/room/general?as=stat`, { as: "stat" }, ""],
+    [`${R}/room/general?as=links`, { as: "links" }, ""],
+    [`${R}/room/general?as=links&cursor=100`, { as: "links", cursor: "100" }, ""],
+  ];
+  for (const [uri, query, canonical] of cases) {
+    const outcome = parseUri(BASE, uri);
+    assert.ok(outcome.ok, uri);
+    assert.deepEqual(outcome.value.query, query, uri);
+    const plain = uri.split("?")[0];
+    assert.equal(outcome.value.canonical, canonical === "" ? uri : `${plain}${canonical}`, uri);
+  }
+});
+
+Deno.test("bad spans and queries: refused (bad-query), naming the ones that would do", () => {
+  const F = `${R}/file/${ID}`;
+  const cases: [string, string[], string][] = [
+    [`${R}/room/general?lines=10-5`, [`${R}/room/general?lines=5-10`], "reversed"],
+    [`${R}/room/general?lines=0-5`, [`${R}/room/general?lines=1-5`], "counted from 1"],
+    [`${R}/room/general?lines=0-0`, [`${R}/room/general?lines=1-1`], "counted from 1"],
+    [`${R}/room/general?lines=1-${"9".repeat(30)}`, [`${R}/room/general?lines=1-200`], "more than 15 digits"],
+    [`${R}/room/general?lines=1e30-2`, [`${R}/room/general?lines=1-200`], "is not FIRST-LAST"],
+    [`${R}/room/general?lines=-5`, [`${R}/room/general?lines=1-200`], "is not FIRST-LAST"],
+    [`${R}/room/general?lines=1-20000`, [`${R}/room/general?lines=1-10000`], "at most 10000"],
+    [`${F}?range=9-3`, [`${F}?range=3-9`], "reversed"],
+    [`${F}?range=0-${10 ** 14}`, [`${F}?range=0-262143`], "at most 262144"],
+    [`${F}?range=${"1".repeat(16)}-${"1".repeat(16)}`, [`${F}?range=0-65535`], "more than 15 digits"],
+    [`${R}/room/general?range=0-9`, [`${R}/room/general`], "range is of a file's bytes"],
+    [`${R}/room/general?pointer=/room`, [`${R}/room/general?as=json&pointer=/room`], "pointer reads into"],
+    [`${R}/room/general?as=json&pointer=room`, [`${R}/room/general?as=json`], "starts with /"],
+    [`${R}/room/general?as=json&pointer=/a~2b`, [`${R}/room/general?as=json`], "~0"],
+    [`${R}/room/general?as=json&pointer=${"/a".repeat(65)}`, [`${R}/room/general?as=json`], "64 steps"],
+    [
+      `${R}/room/general?as=json&lines=1-5`,
+      [`${R}/room/general?lines=1-5`, `${R}/room/general?as=json`],
+      "lines",
+    ],
+    [`${R}/room/general?lines=1-5&as=json&pointer=/a`, [`${R}/room/general?as=json`], "one span at a time"],
+    [`${R}/room/general?as=stat&lines=1-5`, [`${R}/room/general?as=stat`], "the whole resource"],
+    [`${R}/room/general?cursor=abc`, [`${R}/room/general`], "a page at a time"],
+    [`${R}/room/general?as=links&cursor=abc`, [`${R}/room/general?as=links`], "where the page starts"],
+    [`${R}/room/?lines=1-5`, [`${R}/room/`], "list of children"],
+    [`${R}/room/?as=stat`, [`${R}/room/`], "list of children"],
+    [`${R}/room/?cursor=`, [`${R}/room/`], "a cursor is 1 to 1024"],
+    [`${R}/room/?cursor=${"c".repeat(1025)}`, [`${R}/room/`], "a cursor is 1 to 1024"],
+    [`${R}/room/general?lines=1-5&lines=1-5`, [`${R}/room/general?lines=1-5`], "twice"],
+  ];
+  for (const [uri, nearest, words] of cases) {
+    const refusal = refusedWith(BASE, uri);
+    assert.equal(refusal.reason, "bad-query", uri);
+    assert.deepEqual(refusal.nearest, nearest, uri);
+    assert.ok(refusal.message.includes(words), `${uri}: ${refusal.message}`);
+  }
 });
 
 Deno.test("accepted variants: as=json and as=markdown, a host in capitals, escapes in lowercase hex", () => {
@@ -116,23 +225,25 @@ Deno.test("refusals: each with its reason code and the nearest URIs that resolve
     [`${R}/wiki/a<b>`, "syntax", [`${R}/wiki/a%3Cb%3E`], "U+003C (<)"],
     [`${R}/wiki/a\\b`, "syntax", [`${R}/wiki/a%5Cb`], "U+005C"],
     [`${R}/wiki/a%20b?as=json json`, "syntax", [`${R}/wiki/a%20b?as=json`], "U+0020"],
-    [`${R}/room/general/`, "bad-segment", [`${R}/room/general`], "empty segment"],
+    [`${R}/room/general/`, "unknown-kind", [`${R}/room/general`], "is not a kind path here"],
+    [`${R}/room//`, "bad-segment", [`${R}/room/`], "empty segment"],
     [`${R}//room/general`, "bad-segment", [`${R}/room/general`], "empty segment"],
     [`${R}/room/general?`, "bad-query", [`${R}/room/general`], "the query is empty"],
-    [`${R}/room/general?as=JSON`, "bad-query", [`${R}/room/general?as=json`], "not json or markdown"],
-    [`${R}/room/general?as=html`, "bad-query", [`${R}/room/general?as=json`], "not json or markdown"],
+    [`${R}/room/general?as=JSON`, "bad-query", [`${R}/room/general?as=json`], "not markdown, json, stat"],
+    [`${R}/room/general?as=html`, "bad-query", [`${R}/room/general?as=json`], "not markdown, json, stat"],
     [`${R}/room/general?format=json`, "bad-query", [`${R}/room/general`], "not a parameter here"],
     [
       `${R}/room/general?as=json&as=json`,
       "bad-query",
-      [`${R}/room/general`, `${R}/room/general?as=json`],
+      [`${R}/room/general?as=json`],
       "twice",
     ],
-    [`${R}/room/general?as=%zz`, "bad-query", [`${R}/room/general?as=json`], "not json or markdown"],
+    [`${R}/room/general?as=%zz`, "bad-query", [`${R}/room/general`], "not percent-encoded"],
     [`${R}/rooms/general`, "unknown-kind", [`${R}/room/general`], "is not a kind path here"],
-    [`${R}/room`, "unknown-kind", [], "room/{id}, room/{id}/thread/{event}"],
-    [R, "unknown-kind", [], "names no resource"],
-    [`${R}/`, "unknown-kind", [], "names no resource"],
+    [`${R}/room`, "unknown-kind", [`${R}/room/`], "room/{id}, room/{id}/thread/{event}"],
+    [`${R}/rom/`, "unknown-kind", [`${R}/room/`], "room/, room/{id}/thread/"],
+    [R, "unknown-kind", [`${R}/`], "names no resource"],
+    [`${R}?as=json`, "unknown-kind", [`${R}/?as=json`], "lists the kinds"],
     [`${R}/room/general/threads/${ID}`, "unknown-kind", [`${R}/room/general/thread/${ID}`], "kind path"],
     [`${R}/room/General`, "bad-id", [`${R}/room/general`], "1 to 64 lowercase letters"],
     [`${R}/room/${"a".repeat(65)}`, "bad-id", [], "1 to 64"],

@@ -1,7 +1,7 @@
 // Hostile resource requests, end to end (SDK client on pipes, strict relay): URIs that climb with
 // `..`, percent-encoding tricks, another relay's host, 100 KB URIs, template variables holding `/`,
-// a completion for a template that does not exist, 1,000 subscribe calls, and a relay that answers
-// a read with garbage. Each gets a clear JSON-RPC error, and the session goes on: a ping answers
+// a completion for a template that does not exist, 1,000 subscribe calls, hostile spans, pointers
+// and cursors, and a relay that answers a read with garbage. Each gets a clear JSON-RPC error, and the session goes on: a ping answers
 // after every one.
 
 import assert from "node:assert/strict";
@@ -135,5 +135,47 @@ Deno.test("a relay that answers a read with garbage: a clear error, and the sess
     );
     const odd = await client.readResource({ uri: `${base}/room/room-001` });
     assert.match((odd.contents[0] as { text: string }).text, /does not recognise this answer of read_room/);
+  });
+});
+
+Deno.test("hostile spans, pointers and cursors: refused (bad-query) before the relay is asked, the session going on", async () => {
+  await withResourceHost({}, async ({ client, relay, base, content }) => {
+    const file = `${base}/file/${content.files.text.sha256}`;
+    const before = relay.requests.length;
+    const cases: [string, RegExp][] = [
+      [`${base}/room/room-001?lines=${"9".repeat(40)}-${"9".repeat(40)}`, /more than 15 digits/],
+      [`${base}/room/room-001?lines=1-1e30`, /is not FIRST-LAST/],
+      [`${base}/room/room-001?lines=-1--5`, /is not FIRST-LAST/],
+      [`${base}/room/room-001?lines=5-1`, /reversed/],
+      [`${base}/room/room-001?lines=0-0`, /counted from 1/],
+      [`${base}/room/room-001?lines=1-${10 ** 9}`, /a piece is at most 10000/],
+      [`${file}?range=0-${10 ** 12}`, /a piece is at most 262144/],
+      [`${file}?range=%30-%39&range=0-1`, /twice/],
+      [`${base}/room/room-001?as=json&pointer=${"/x".repeat(200)}`, /64 steps/],
+      [`${base}/room/room-001?as=json&pointer=/a~9`, /~0/],
+      [`${base}/room/room-001?as=json&pointer=%ff`, /percent-encoded/],
+      [`${base}/room/?cursor=${"c".repeat(1500)}`, /a cursor is 1 to 1024/],
+      [`${base}/room/room-001?as=links&cursor=-1`, /where the page starts/],
+      [`${base}/room/room-001?lines=1-2&range=0-1`, /range is of a file|one span at a time/],
+    ];
+    for (const [uri, words] of cases) {
+      const error = await refusedClearly(client, client.readResource({ uri }), INVALID_PARAMS, words);
+      assert.equal((error.data as { reason: string }).reason, "bad-query", uri.slice(0, 100));
+    }
+    assert.equal(relay.requests.length, before, "nothing reached the relay");
+    // Hostile at the relay's end: a pointer to nothing, a cursor it refuses.
+    await refusedClearly(
+      client,
+      client.readResource({ uri: `${base}/room/room-001?as=json&pointer=/__proto__/polluted` }),
+      INVALID_PARAMS,
+      /has no member/,
+    );
+    await refusedClearly(
+      client,
+      client.readResource({ uri: `${base}/room/room-001/thread/?cursor=${encodeURIComponent("'; DROP")}` }),
+      INVALID_PARAMS,
+      /does not take this cursor/,
+    );
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 });

@@ -1,7 +1,7 @@
 // What an mcp session serves of the resources before their code loads (lib/session/resource_methods.ts):
 // the methods and capabilities, the part loaded on the first request that needs it and never
-// before, once however many ask, the host told of changes once its stdout is bound, and a clear
-// error when the part cannot load.
+// before, once however many ask, the host told of changes once its stdout is bound, a clear error
+// when the part cannot load; with --read-tool, tiny_read, loading the same part on its first call.
 
 import assert from "node:assert/strict";
 import {
@@ -26,6 +26,8 @@ function fakePart() {
         seen.notify = parts.notify;
         return {
           handle: (method: string) => Promise.resolve({ result: { method } }),
+          readTool: (args: Record<string, unknown>) =>
+            Promise.resolve({ content: [{ type: "text", text: `read ${args.uri}` }], isError: false }),
           close: () => void seen.closed++,
         };
       },
@@ -34,7 +36,9 @@ function fakePart() {
   return { load, seen };
 }
 
-const parts = { stream: new SharedStream() } as unknown as Omit<ResourcesParts, "notify">;
+const command = { relay: { base: "https://relay.example/r/acme" } };
+const parts = { stream: new SharedStream(), command } as unknown as Omit<ResourcesParts, "notify">;
+const withReadTool = { ...parts, command: { ...command, readTool: true } } as unknown as typeof parts;
 
 Deno.test("the methods and the capabilities: resources with subscribe, completions, no list_changed", () => {
   const { methods, capabilities } = resourceMethods(fakePart().load, parts);
@@ -119,4 +123,23 @@ Deno.test("a part that cannot load is a clear error, and the next request tries 
     result: { method: "resources/read" },
   });
   assert.equal(seen.loads, 1);
+});
+
+Deno.test("--read-tool: tiny_read, its entry naming this namespace, its call loading the part once", async () => {
+  assert.deepEqual(resourceMethods(fakePart().load, parts).tools, [], "off by default: no tool");
+  assert.deepEqual(resourceMethods(undefined, withReadTool).tools, [], "without the part, none");
+  const { load, seen } = fakePart();
+  const { tools } = resourceMethods(load, withReadTool);
+  assert.deepEqual(tools.map((tool) => tool.entry.name), ["tiny_read"]);
+  assert.match(tools[0].entry.description!, /tiny:\/\/relay\.example\/r\/acme\/ lists the kinds/);
+  assert.equal(seen.loads, 0, "listing it loads nothing");
+  const uri = "tiny://relay.example/r/acme/room/general";
+  const [a, b] = await Promise.all([tools[0].call({ uri }), tools[0].call({ uri })]);
+  assert.deepEqual(a, { content: [{ type: "text", text: `read ${uri}` }], isError: false });
+  assert.deepEqual(a, b);
+  assert.equal(seen.loads, 1);
+  const broken = resourceMethods(() => Promise.reject(new Error("no module")), withReadTool);
+  const refused = await broken.tools[0].call({ uri });
+  assert.equal(refused.isError, true);
+  assert.match(String(refused.content[0].text), /resources code could not load: no module/);
 });

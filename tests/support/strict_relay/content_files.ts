@@ -40,7 +40,7 @@ function metadata(sha: string, f: FileSeed, view: ContentView): Record<string, u
 }
 
 /** A stored file by hash: seeded, a room attachment, or an upload_attachment upload. */
-function fileFor(view: ContentView, sha: string): FileSeed | undefined {
+export function fileFor(view: ContentView, sha: string): FileSeed | undefined {
   const seeded = view.files.get(sha);
   if (seeded) return seeded;
   const attachment = view.attachments.get(sha);

@@ -6,6 +6,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import type { FileSeed, MemberSeed, RepositorySeed, RoomSeed, Seed } from "./content_types.ts";
 import { answerContent } from "./content_tools.ts";
+import { fileFor } from "./content_files.ts";
 import type { ContentView } from "./content_view.ts";
 import type { EventStore } from "./event_store.ts";
 import { canonical, eventProblem } from "./signed_event.ts";
@@ -129,6 +130,11 @@ export class ContentStore {
   /** The seeded answer to a read tool's call, or undefined: not seeded, or not a content tool. */
   answer(tool: string, args: Record<string, unknown>, caller: string): ToolResult | undefined {
     return this.#seeded ? answerContent(tool, args, this.#view(caller)) : undefined;
+  }
+
+  /** A stored file by hash (seeded, a room attachment or an upload), for the file download. */
+  file(sha256: string): FileSeed | undefined {
+    return fileFor(this.#view(""), sha256);
   }
 
   #view(caller: string): ContentView {

@@ -38,6 +38,7 @@ import type {
   ToolHandler,
   WsMode,
 } from "./types.ts";
+import { answerFileDownload, type FilesDeps } from "./files_endpoint.ts";
 
 export const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 
@@ -70,6 +71,7 @@ export class RelayCore implements StrictRelay {
   readonly events: NostrEvent[];
   rooms: Set<string>;
   readsNeedAuth: boolean;
+  filesSeekable = true;
   readonly clientMessages: ClientMessage[];
   readonly attachments: Map<string, Attachment>;
 
@@ -84,6 +86,12 @@ export class RelayCore implements StrictRelay {
   #context: RelayContext;
   #nostr: NostrSide;
   #content!: ContentStore;
+  #files: FilesDeps = {
+    authenticate: (rec) => this.#tokens.verify(rec, "when-body"),
+    refusesNonMember: (pubkey) => this.membersOnly && !this.members.has(pubkey),
+    file: (sha256) => this.#content.file(sha256),
+    seekable: () => this.filesSeekable,
+  };
   #frontEnds: FrontEnd[] = [];
   #inFlight = 0;
   #maxConcurrent = 0;
@@ -264,6 +272,7 @@ export class RelayCore implements StrictRelay {
   async #route(req: IncomingRequest, rec: RecordedRequest): Promise<Reply> {
     const nostr = this.#nostr.route(req, rec);
     if (nostr) return nostr;
+    if (rec.path === `${this.#prefix}/files/raw`) return answerFileDownload(this.#files, req, rec);
     const isMcp = rec.path === `${this.#prefix}/mcp`;
     const isManage = rec.path === `${this.#prefix}/manage/rpc`;
     if (!isMcp && !isManage) {

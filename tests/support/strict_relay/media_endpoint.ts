@@ -25,7 +25,16 @@ function rangeOf(header: string | null, size: number): [number, number] | "unsat
   return start >= size || end < start ? "unsatisfiable" : [start, end];
 }
 
-function serve(req: IncomingRequest, blob: Attachment): Reply {
+/**
+ * A blob's bytes with the real relay's download headers: one range honoured (Go's ServeContent,
+ * the end clamped to the last byte), several ranges or none served whole; `lastModified` sets
+ * Last-Modified as ServeContent does from the upload time.
+ */
+export function serve(
+  req: IncomingRequest,
+  blob: Pick<Attachment, "bytes" | "type">,
+  lastModified?: number,
+): Reply {
   const inline = servedInline(blob.type);
   const headers: Record<string, string> = {
     "Content-Type": inline ? blob.type : "application/octet-stream",
@@ -34,6 +43,7 @@ function serve(req: IncomingRequest, blob: Attachment): Reply {
   headers["Cache-Control"] = "private, no-store";
   headers["Content-Security-Policy"] = "sandbox";
   headers["Accept-Ranges"] = "bytes";
+  if (lastModified) headers["Last-Modified"] = new Date(lastModified * 1000).toUTCString();
   const size = blob.bytes.length;
   const range = rangeOf(req.headers.get("range"), size);
   if (range === "unsatisfiable") {

@@ -290,6 +290,11 @@ export interface StrictRelay {
   /** Toggle the websocket's AUTH-before-reads gate at run time. */
   readsNeedAuth: boolean;
   /**
+   * Whether /files/raw honours Range (true): false serves every file whole, as the real relay does
+   * from a store it cannot seek in.
+   */
+  filesSeekable: boolean;
+  /**
    * A test's write gate, after the relay's own (/events and the websocket): a returned reason refuses
    * the event, e.g. "restricted: agent grant does not cover kind 1". undefined removes it.
    */
