@@ -5,7 +5,7 @@
 
 import { utf8Length } from "../facade/bounds.ts";
 import { isObject } from "../wire/json.ts";
-import type { JsonObject } from "../wire/mcp.ts";
+import type { CallToolResult, JsonObject } from "../wire/mcp.ts";
 
 /** A tool name as a program may call it: `relay.<name>(args)`. */
 export const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
@@ -112,6 +112,18 @@ export function answerText(tool: string, value: unknown): Checked<string | undef
     };
   }
   return { ok: true, value: text };
+}
+
+/** A result's text blocks, joined: what a failed call's Error says, or a text-only answer's value. */
+export function textOf(result: CallToolResult): string {
+  return result.content.filter((block) => block.type === "text").map((block) => String(block.text)).join(
+    "\n",
+  );
+}
+
+/** A tool's answer as a program sees it: its structuredContent, or its text when it has none. */
+export function programValue(result: CallToolResult): unknown {
+  return result.structuredContent ?? textOf(result);
 }
 
 /** The message a program sees for an answer its memory has no room left for. */

@@ -14,6 +14,7 @@ import {
   type Tool,
   toolError,
 } from "../wire/mcp.ts";
+import { programValue, textOf } from "./bridge.ts";
 import { CODE_MAX_CHARS } from "./messages.ts";
 import type { ProgramLimits, ProgramOutcome, RelayBridge } from "./program.ts";
 import { type CallReport, runResult } from "./report.ts";
@@ -95,13 +96,6 @@ export function parseExecuteArgs(args: JsonObject): Parsed {
   return { ok: true, code, ...(intent?.trim() ? { intent: intent.trim() } : {}) };
 }
 
-/** A result's text blocks, joined: what a failed call's Error says, or a text-only answer's value. */
-function textOf(result: CallToolResult): string {
-  return result.content.filter((block) => block.type === "text").map((block) => String(block.text)).join(
-    "\n",
-  );
-}
-
 /** The bridge from the program's relay calls to the facade, each call recorded as it goes. */
 function bridgeFor(ports: ExecutePorts, intent: string | undefined, calls: CallReport[]): RelayBridge {
   return {
@@ -130,8 +124,7 @@ function bridgeFor(ports: ExecutePorts, intent: string | undefined, calls: CallR
         throw new Error(failure);
       }
       record.state = "ok";
-      const result = (outcome as { result: CallToolResult }).result;
-      return result.structuredContent ?? textOf(result);
+      return programValue((outcome as { result: CallToolResult }).result);
     },
   };
 }
