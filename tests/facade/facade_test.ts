@@ -105,6 +105,7 @@ function setup(options: Partial<Omit<FacadeOptions, "relay" | "signer" | "log" |
     schedule: options.schedule ?? (() => () => {}),
     gate: options.gate,
     programTools: options.programTools,
+    answered: options.answered,
   });
   return { relay, facade, logs };
 }
@@ -774,4 +775,39 @@ Deno.test("code mode: the program tools in place of the relay's; the relay's too
   await t.step("the host calls the program tools as any local tool", async () => {
     assert.equal(textOf(resultOf(await facade.callTool({ name: "tiny_execute", arguments: {} }))), "ran");
   });
+});
+
+Deno.test("answered: each relay tool's answer, made valid, whoever called; never a local tool's or a refusal's", async () => {
+  const seen: [string, CallToolResult][] = [];
+  const { facade, relay } = setup({
+    exposed: ["list_rooms", "read_room", "post_message"],
+    allowWrites: true,
+    answered: (tool, result) => void seen.push([tool, result]),
+  });
+  relay.table = [
+    {
+      ...relayTool("list_rooms"),
+      outputSchema: { type: "object", properties: { items: { type: "array" } } },
+    },
+    relayTool("read_room"),
+    relayTool("post_message"),
+  ];
+  relay.callAnswers.push(ok({ content: [{ type: "text", text: "{}" }], structuredContent: { items: [] } }));
+  const direct = resultOf(await facade.callTool({ name: "list_rooms", arguments: {} }));
+  relay.callAnswers.push(failed({ class: "relay", detail: "not found: room" }));
+  await facade.callTool({ name: "read_room", arguments: { id: "x" } }, { resource: true });
+  await facade.callTool({ name: "read_room", arguments: {} }, { origin: { via: "tiny_execute" } });
+  await facade.callTool({ name: TINY_DIAGNOSE, arguments: {} });
+  await facade.callTool({ name: "read_status", arguments: {} });
+  assert.deepEqual(seen.map(([tool, result]) => [tool, result.isError === true]), [
+    ["list_rooms", false],
+    ["read_room", true],
+    ["read_room", false],
+  ]);
+  assert.equal(seen[0][1], direct, "the result the caller gets, once made valid");
+  // The program's search reads the relay's output schemas; the host's list never does.
+  const searchable = await facade.exposedTable();
+  assert.ok(searchable.ok && searchable.table[0].outputSchema);
+  const listed = await facade.listTools();
+  assert.equal(listed[0].outputSchema, undefined);
 });
