@@ -10,8 +10,8 @@ import type {
   QuickJSHandle,
   QuickJSRuntime,
 } from "quickjs-emscripten-core";
-import { ARGS_MAX_BYTES, checkEnd, MESSAGE_MAX_CHARS, noRoomMessage, Oversized } from "./bridge.ts";
-import type { GuestEnd } from "./bridge.ts";
+import { ARGS_MAX_BYTES, checkEnd, type GuestEnd, KEY_MAX_CHARS, MESSAGE_MAX_CHARS } from "./bridge.ts";
+import { noRoomMessage, Oversized } from "./bridge.ts";
 import type { CallSink } from "./calls.ts";
 import type { ProgramClock } from "./clock.ts";
 import type { Instance } from "./engine.ts";
@@ -39,7 +39,7 @@ export const IMPORT_MESSAGE = "import() is not available in a tinyagent program:
 /** The host functions' side in tinyagent: what a call and a log line become. */
 export interface GuestHooks {
   /** A call as handed over; returns why it is refused, or undefined once `sink` will be settled. */
-  call(name: unknown, argsText: unknown, sink: CallSink): string | undefined;
+  call(name: unknown, argsText: unknown, key: unknown, sink: CallSink): string | undefined;
   log(level: unknown, text: unknown): void;
 }
 
@@ -168,7 +168,9 @@ export class Guest {
     const prelude = this.#keep(
       this.ctx.unwrapResult(this.ctx.evalCode(source, "relay-bridge.js", { type: "global" })),
     );
-    const call = this.#keep(this.ctx.newFunction("call", (name, args) => this.#hostCall(name, args)));
+    const call = this.#keep(
+      this.ctx.newFunction("call", (name, args, key) => this.#hostCall(name, args, key)),
+    );
     const log = this.#keep(this.ctx.newFunction("log", (level, text) => {
       this.hooks.log(this.#read(level, 16), this.#read(text, this.limits.outputBytes));
     }));
@@ -179,14 +181,12 @@ export class Guest {
     this.#describe = this.#keep(this.ctx.getProp(pair, 1));
   }
 
-  #hostCall(nameHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle {
+  /** A call: its name, its arguments' JSON text and its key, each read within its bound (absent: undefined). */
+  #hostCall(nameHandle: QuickJSHandle, argsHandle: QuickJSHandle, keyHandle: QuickJSHandle): QuickJSHandle {
     const deferred = this.ctx.newPromise();
     this.#live.add(deferred);
-    const argsText = this.ctx.typeof(argsHandle) === "undefined"
-      ? undefined
-      : this.#read(argsHandle, ARGS_MAX_BYTES);
-    const name = this.#read(nameHandle, 64);
-    const refusal = this.hooks.call(name, argsText, {
+    const [name, argsText] = [this.#read(nameHandle, 64), this.#read(argsHandle, ARGS_MAX_BYTES)];
+    const refusal = this.hooks.call(name, argsText, this.#read(keyHandle, KEY_MAX_CHARS), {
       resolve: (answer) => {
         if (answer === undefined || this.#room(answer.length)) {
           return void this.#settle(deferred, true, answer);
@@ -226,8 +226,8 @@ export class Guest {
   }
 
   /** A string handed over, copied out only when at most `max` long; anything else as undefined. */
-  #read(handle: QuickJSHandle, max: number): string | Oversized | undefined {
-    if (this.ctx.typeof(handle) !== "string") return undefined;
+  #read(handle: QuickJSHandle | undefined, max: number): string | Oversized | undefined {
+    if (handle === undefined || this.ctx.typeof(handle) !== "string") return undefined;
     const lengthHandle = this.ctx.getProp(handle, "length");
     const length = this.ctx.getNumber(lengthHandle);
     lengthHandle.dispose();

@@ -5,10 +5,14 @@
 //
 // - `relay`, passed to run(): a Proxy over a frozen, prototype-less object. Reading a name that matches
 //   the tool grammar (bridge.ts's TOOL_NAME, bar RESERVED_NAMES) gives a frozen async arrow function;
-//   calling it sends (name, JSON text of args) to the host and returns a promise of the parsed answer; a
-//   host rejection is rethrown as `Error(message)`. Any other name (symbols, `__proto__`, `then`,
-//   `constructor`, `toString`) reads as undefined; setting, defining, deleting and changing its
-//   prototype fail.
+//   calling it, `(args, options)`, sends (name, JSON text of args, options' idempotencyKey) to the host
+//   and returns a promise of the parsed answer; a host rejection is rethrown as `Error(message)`. Any
+//   other name (symbols, `__proto__`, `then`, `constructor`, `toString`) reads as undefined; setting,
+//   defining, deleting and changing its prototype fail.
+// - pages: an answer object with a `next_cursor` field also has `hasNextPage()`, `getNextPage()` (the
+//   same call with `cursor` set to it; null after the last page) and `[Symbol.asyncIterator]`, which
+//   walks its `items` and those of the pages after it. None is enumerable, so JSON never shows them;
+//   a field of the answer's own with one of those names is left as it is.
 // - `console.log/info/warn/error/debug`: each call one line (strings as they are, Errors as
 //   `Name: message`, other values as JSON, joined by spaces), cut to a bound before it crosses.
 //
@@ -36,7 +40,9 @@ const GUEST_SOURCE = String.raw`"use strict";
   const defineProperty = Object.defineProperty;
   const stringify = JSON.stringify, parse = JSON.parse, toStr = String, GuestError = Error;
   const slice = String.prototype.slice, charCodeAt = String.prototype.charCodeAt;
-  const includes = Array.prototype.includes;
+  const includes = Array.prototype.includes, isArray = Array.isArray, keysOf = Object.keys;
+  const hasOwn = Object.prototype.hasOwnProperty, asyncIterator = Symbol.asyncIterator;
+  const followers = new WeakMap(), getFollower = WeakMap.prototype.get, setFollower = WeakMap.prototype.set;
   const cut = (text, max) => text.length > max ? apply(slice, text, [0, max]) : text;
   const messageOf = (error) => {
     try { return cut(toStr(error instanceof GuestError ? error.message : error), MESSAGE_MAX); }
@@ -51,9 +57,70 @@ const GUEST_SOURCE = String.raw`"use strict";
     }
     return !apply(includes, RESERVED, [name]);
   };
+  const keyOf = (name, options) => {
+    if (options === undefined) return undefined;
+    const said = "relay." + name + ": the second argument ";
+    if (options === null || typeof options !== "object" || isArray(options)) {
+      throw new GuestError(said + "must be an object: { idempotencyKey }");
+    }
+    const names = keysOf(options);
+    for (let i = 0; i < names.length; i++) {
+      if (names[i] !== "idempotencyKey") {
+        throw new GuestError(said + "takes only idempotencyKey, not " + stringify(cut(names[i], 80)));
+      }
+    }
+    const key = options.idempotencyKey;
+    if (key !== undefined && typeof key !== "string") throw new GuestError(said + "needs a string idempotencyKey");
+    return key;
+  };
+  const define = (page, name, value) => {
+    if (!apply(hasOwn, page, [name])) defineProperty(page, name, { value: freeze(value), configurable: true });
+  };
+  // Walks the items of a page, then of each page after it, until the cursor is empty.
+  const walker = (name, first) => {
+    let page = first, index = 0;
+    const next = async () => {
+      while (page !== undefined && page !== null) {
+        const items = typeof page === "object" ? page.items : undefined;
+        if (!isArray(items)) throw new GuestError("relay." + name + ": its answer has no items to walk");
+        if (index < items.length) return { value: items[index++], done: false };
+        const follow = apply(getFollower, followers, [page]);
+        page = follow === undefined ? undefined : await follow();
+        index = 0;
+      }
+      return { value: undefined, done: true };
+    };
+    const stop = async () => {
+      page = undefined;
+      return { value: undefined, done: true };
+    };
+    return freeze({ next, return: stop });
+  };
   const makeRelay = (hostCall) => {
-    const invoke = async (name, args) => {
+    const send = async (name, text, key) => {
+      let answer;
+      try { answer = await hostCall(name, text, key); } catch (message) { throw new GuestError(toStr(message)); }
+      return answer === undefined ? undefined : paged(name, text, parse(answer));
+    };
+    const paged = (name, text, value) => {
+      if (value === null || typeof value !== "object" || !apply(hasOwn, value, ["next_cursor"])) return value;
+      const cursor = value.next_cursor;
+      const next = typeof cursor === "string" && cursor !== "" ? cursor : undefined;
+      const follow = async () => {
+        if (next === undefined) return null;
+        const args = text === undefined ? {} : parse(text);
+        args.cursor = next;
+        return await send(name, stringify(args));
+      };
+      apply(setFollower, followers, [value, follow]);
+      define(value, "hasNextPage", () => next !== undefined);
+      define(value, "getNextPage", follow);
+      define(value, asyncIterator, () => walker(name, value));
+      return value;
+    };
+    const invoke = async (name, args, options) => {
       let text;
+      const key = keyOf(name, options);
       if (args !== undefined) {
         try { text = stringify(args); }
         catch (error) {
@@ -62,11 +129,9 @@ const GUEST_SOURCE = String.raw`"use strict";
         }
         if (text === undefined) throw new GuestError("relay." + name + ": the arguments must be an object");
       }
-      let answer;
-      try { answer = await hostCall(name, text); } catch (message) { throw new GuestError(toStr(message)); }
-      return answer === undefined ? undefined : parse(answer);
+      return await send(name, text, key);
     };
-    const tool = (name) => freeze((args) => invoke(name, args));
+    const tool = (name) => freeze((args, options) => invoke(name, args, options));
     const refuse = () => false;
     return new Proxy(freeze(create(null)), freeze({
       get: (target, name) => isTool(name) ? tool(name) : undefined,

@@ -1,12 +1,13 @@
 // Code mode's tools for an mcp session (--code-mode): tiny_search over the exposed table the facade holds,
 // and tiny_execute, whose programs call the relay through the facade as their own (lib/code/). Loaded as
 // a part (parts.ts) only with the flag; the sandbox and the type stripper load on the first tiny_execute.
-// The session's state lives here: the result shapes seen in the facade's answers.
+// The session's state lives here: the result shapes seen in the facade's answers, and (in tiny_execute)
+// the idempotency keys of its programs' writes.
 
 import type { CodeModeSettings } from "../cli/session_args.ts";
 import { executeTool } from "../code/execute_tool.ts";
 import type { CodePackages } from "../code/packages.ts";
-import { searchTool } from "../code/search_tool.ts";
+import { searchTool, tableHash } from "../code/search_tool.ts";
 import { SeenResults } from "../code/seen_results.ts";
 import type { Facade } from "../facade/facade.ts";
 import { failureText } from "../relay/answer.ts";
@@ -41,6 +42,10 @@ export function programTools(
         run: async (code, bridge, options) =>
           (await import("../code/sandbox.ts")).runProgram(code, bridge, { ...options, packages }),
         limits: { wallMs: settings.wallMs },
+        tableHash: async () => {
+          const state = await facade().exposedTable();
+          return state.ok ? await tableHash(state.table) : undefined;
+        },
       }),
     ],
     answered: (tool, result) => seen.record(tool, result),

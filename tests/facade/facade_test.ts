@@ -9,7 +9,7 @@ import type { CallOutcome, CallToolResult, JsonObject, LocalTool, Tool } from ".
 import type { RelayAnswer, RelayFailure } from "../../lib/relay/answer.ts";
 import { Signer } from "../../lib/key/signer.ts";
 import { WriteBudget } from "../../lib/oversight/write_budget.ts";
-import { WriteGate } from "../../lib/oversight/write_gate.ts";
+import { WriteGate, type WriteNote } from "../../lib/oversight/write_gate.ts";
 import type { AuditEntry } from "../../lib/oversight/audit_record.ts";
 import type { ConfirmAnswer } from "../../lib/oversight/confirmation.ts";
 import type { Scheduler } from "../../lib/facade/table.ts";
@@ -702,6 +702,30 @@ Deno.test("a program's calls (an origin with a signal) stop when it does; the ho
     assert.equal(result.isError, true);
     assert.equal(relay.calls.length, 1, "the template's call only; no resubmission");
   });
+  await t.step(
+    "a write is told to the program as it leaves: one cut off meanwhile reports it sent",
+    async () => {
+      const { relay, facade } = setup({ exposed: writes, allowWrites: true });
+      const notes: WriteNote[] = [];
+      const origin = { via: "tiny_execute", noted: (note: WriteNote) => void notes.push(note) };
+      relay.callAnswers.push(templateAnswer(9), (_name, args) => {
+        assert.deepEqual(notes.map((note) => note.outcome), ["unknown"], "noted before the relay has it");
+        assert.equal(notes[0].event, (args.event as { id: string }).id);
+        return ok({ content: [{ type: "text", text: "published" }], structuredContent: { accepted: true } });
+      });
+      await facade.callTool({ name: "post_message", arguments: { room: "general", content: "x" } }, {
+        origin,
+      });
+      assert.deepEqual(notes.map((note) => note.outcome), ["unknown", "accepted"], "then its receipt");
+      notes.length = 0;
+      relay.callAnswers.push(() => {
+        assert.deepEqual(notes, [{ tool: "upload_attachment", outcome: "unknown", why: notes[0]?.why }]);
+        return ok({ content: [{ type: "text", text: "stored" }], structuredContent: { url: "u" } });
+      });
+      await facade.callTool({ name: "upload_attachment", arguments: { room: "general" } }, { origin });
+      assert.deepEqual(notes.map((note) => note.outcome), ["unknown", "accepted"]);
+    },
+  );
   await t.step("the host cancelled its own call: it still runs (facade.md)", async () => {
     const { relay, facade } = setup();
     const cancelled = new AbortController();
