@@ -47,6 +47,12 @@ Deno.test("the entry: code required, intent bounded, nothing else", () => {
   assert.deepEqual(Object.keys(schema.properties), ["code", "intent"]);
   assert.match(EXECUTE_ENTRY.description!, /async function run\(relay\)/);
   assert.match(EXECUTE_ENTRY.description!, /types are stripped, not checked/);
+  assert.match(
+    EXECUTE_ENTRY.description!,
+    /Pass every write a key of its own, `await relay\.<write>\(args, \{ idempotencyKey/,
+  );
+  assert.match(EXECUTE_ENTRY.description!, /next_cursor has getNextPage\(\) and `for await`/);
+  assert.match(EXECUTE_ENTRY.description!, /the hash of the functions' table/);
 });
 
 Deno.test("arguments refused in words", () => {
