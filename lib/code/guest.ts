@@ -1,5 +1,5 @@
 // One program inside QuickJS: a fresh runtime and context in a WebAssembly instance, the prelude with its
-// two host functions, the program evaluated and its run() started, its jobs run and its end read. Every
+// host functions, the program evaluated and its run() started, its jobs run and its end read. Every
 // step that can run guest code runs as a "slice" whose interrupt deadline is the time the program has
 // left, so a CPU-bound loop ends within ms of the deadline even while the clock is paused (a slice's time
 // is then charged to the program anyway). Strings leave the guest only after their length is checked.
@@ -15,7 +15,7 @@ import { noRoomMessage, Oversized } from "./bridge.ts";
 import type { CallSink } from "./calls.ts";
 import type { ProgramClock } from "./clock.ts";
 import type { Instance } from "./engine.ts";
-import { preludeSource } from "./prelude.ts";
+import { EXTRAS_SOURCE, preludeSource } from "./prelude.ts";
 import type { ProgramLimits } from "./program.ts";
 
 /**
@@ -64,6 +64,7 @@ export class Guest {
   #describe!: QuickJSHandle;
   #run: QuickJSHandle | undefined;
   #outer: QuickJSHandle | undefined;
+  #extras: QuickJSHandle | undefined;
 
   private constructor(
     private readonly rt: QuickJSRuntime,
@@ -123,12 +124,8 @@ export class Guest {
     const found = this.#slice(() =>
       this.ctx.evalCode("typeof run === 'function' ? run : undefined", "find-run.js", { type: "global" })
     );
-    if (found.error) {
-      found.error.dispose();
-      return false;
-    }
-    if (this.ctx.typeof(found.value) !== "function") {
-      found.value.dispose();
+    if (found.error || this.ctx.typeof(found.value) !== "function") {
+      (found.error ?? found.value).dispose();
       return false;
     }
     this.#run = this.#keep(found.value);
@@ -165,23 +162,29 @@ export class Guest {
       lineMaxChars: this.limits.outputBytes,
       valueMaxChars: this.limits.outputBytes,
     });
-    const prelude = this.#keep(
-      this.ctx.unwrapResult(this.ctx.evalCode(source, "relay-bridge.js", { type: "global" })),
-    );
-    const call = this.#keep(
-      this.ctx.newFunction("call", (name, args, key) => this.#hostCall(name, args, key)),
-    );
+    const prelude = this.#script(source);
+    const call = this.#keep(this.ctx.newFunction("call", (n, args, key) => this.#hostCall(n, args, key)));
     const log = this.#keep(this.ctx.newFunction("log", (level, text) => {
       this.hooks.log(this.#read(level, 16), this.#read(text, this.limits.outputBytes));
     }));
-    const pair = this.#keep(
-      this.ctx.unwrapResult(this.#slice(() => this.ctx.callFunction(prelude, this.ctx.undefined, call, log))),
+    // Pages and keys (prelude.ts's EXTRAS_SOURCE): compiled once, the first time this program needs them.
+    const extras = this.#keep(
+      this.ctx.newFunction("extras", () => (this.#extras ??= this.#script(EXTRAS_SOURCE)).dup()),
     );
+    const pair = this.#keep(this.ctx.unwrapResult(
+      this.#slice(() => this.ctx.callFunction(prelude, this.ctx.undefined, call, log, extras)),
+    ));
     this.#start = this.#keep(this.ctx.getProp(pair, 0));
     this.#describe = this.#keep(this.ctx.getProp(pair, 1));
   }
 
-  /** A call: its name, its arguments' JSON text and its key, each read within its bound (absent: undefined). */
+  /** tinyagent's own script run in the context and kept (messages.ts leaves its name out of a stack). */
+  #script(source: string): QuickJSHandle {
+    const value = this.ctx.unwrapResult(this.ctx.evalCode(source, "relay-bridge.js", { type: "global" }));
+    return this.#keep(value);
+  }
+
+  /** A call: its name, its arguments' JSON text, its key; each read within its bound, absent as undefined. */
   #hostCall(nameHandle: QuickJSHandle, argsHandle: QuickJSHandle, keyHandle: QuickJSHandle): QuickJSHandle {
     const deferred = this.ctx.newPromise();
     this.#live.add(deferred);

@@ -554,3 +554,28 @@ Deno.test("a write's second argument: its idempotencyKey reaches the bridge; any
   assert.equal(bridge.seen.length, 3, "only the calls that crossed");
   assert.equal(outcome.callsRefused, 3, "refused at the boundary, counted");
 });
+
+Deno.test("pages and keys are compiled when first needed: a program that broke the built-ins first breaks only its own", async () => {
+  const bridge = new FakeBridge({ list_rooms: lister(150), post_message: () => ({ ok: true }) });
+  const outcome = await run(
+    `async function run(relay) {
+    Reflect.apply = () => { throw new Error("mine"); };
+    Object.keys = () => ["spoofed"];
+    const out = [];
+    try { out.push((await relay.list_rooms({})).hasNextPage()); } catch (error) { out.push(error.message); }
+    try { await relay.post_message({}, { idempotencyKey: "k" }); out.push("sent"); } catch (error) { out.push(error.message); }
+    return out;
+  }`,
+    bridge,
+  );
+  assert.equal(outcome.end, "returned", outcome.error);
+  assert.deepEqual(outcome.value, [
+    "mine",
+    'relay.post_message: the second argument takes only idempotencyKey, not "spoofed"',
+  ]);
+  assert.equal(
+    bridge.seen.length,
+    1,
+    "the page's call was made; the write, its options misread, was not sent",
+  );
+});
