@@ -75,8 +75,11 @@ export interface ExecutePorts {
   ): Promise<ProgramOutcome>;
   /** The limits set for this session (--code-timeout lowers wallMs). */
   limits: Partial<ProgramLimits>;
-  /** The exposed table's short hash now (none when the table cannot be read), for the answer. */
-  tableHash?: () => Promise<string | undefined>;
+  /**
+   * The exposed table's short hash: of the table held now; or, with `fetch`, read again when none is
+   * (the relay reported a tool it no longer lists); none when it cannot be had.
+   */
+  tableHash?: (fetch: boolean) => Promise<string | undefined>;
   /** The session's idempotency keys; a store of its own unless given. */
   keys?: IdempotencyKeys;
 }
@@ -177,11 +180,13 @@ export function executeTool(ports: ExecutePorts): LocalTool {
       if (!parsed.ok) return toolError(parsed.error);
       const recorded: CallReport[] = [];
       const signal = context?.signal ?? new AbortController().signal;
+      // A table held when the program starts and gone when it ends changed under it: read it again then.
+      const heldAtStart = (await ports.tableHash?.(false).catch(() => undefined)) !== undefined;
       const outcome = await ports.run(parsed.code, bridgeFor(ports, keys, parsed.intent, recorded), {
         limits: ports.limits,
         signal,
       });
-      const tableHash = await ports.tableHash?.().catch(() => undefined);
+      const tableHash = await ports.tableHash?.(heldAtStart).catch(() => undefined);
       return runResult({
         ...outcome,
         calls: callReports(recorded, outcome),

@@ -139,6 +139,11 @@ export class Facade {
     return this.#table.loadSearchable();
   }
 
+  /** The same table if one is held now, never fetched (what a program's answer names). */
+  heldExposedTable(): Tool[] | undefined {
+    return this.#table.searchableHeld;
+  }
+
   /** Answers a `tools/call` request's params; every result leaves valid and bounded. */
   async callTool(params: unknown, context: CallContext = {}): Promise<CallOutcome> {
     const outcome = await this.#answerCall(params, context);

@@ -108,6 +108,11 @@ export class ToolTable {
     return this.#loading ??= this.#fetch().finally(() => this.#loading = undefined);
   }
 
+  /** The table a program's search reads, if one is held now: never fetched. */
+  get searchableHeld(): Tool[] | undefined {
+    return this.#table ? this.#searchable : undefined;
+  }
+
   /** The table as a program's search reads it: with the relay's output schemas (withOutputSchemas). */
   async loadSearchable(): Promise<TableState> {
     const state = await this.load();

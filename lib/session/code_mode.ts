@@ -42,7 +42,9 @@ export function programTools(
         run: async (code, bridge, options) =>
           (await import("../code/sandbox.ts")).runProgram(code, bridge, { ...options, packages }),
         limits: { wallMs: settings.wallMs },
-        tableHash: async () => {
+        tableHash: async (fetch) => {
+          const held = facade().heldExposedTable();
+          if (held || !fetch) return held && await tableHash(held);
           const state = await facade().exposedTable();
           return state.ok ? await tableHash(state.table) : undefined;
         },

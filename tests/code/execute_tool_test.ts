@@ -317,4 +317,20 @@ Deno.test("the answer carries the table's hash when the session gives it", async
     code: "async function run() { return 1; }",
   });
   assert.equal(structured(failing).tableHash, undefined, "no table, no hash; never a failure");
+  // Read again at the end only when a table held at the start is gone (it changed under the program).
+  for (
+    const [start, end, fetched] of [["h1", "h2", [false, true]], [undefined, undefined, [
+      false,
+      false,
+    ]]] as const
+  ) {
+    const asked: boolean[] = [];
+    const tool = executeTool({
+      ...port,
+      tableHash: (fetch) => (asked.push(fetch), Promise.resolve(asked.length === 1 ? start : end)),
+    });
+    const result = await tool.call({ code: "async function run() { return 1; }" });
+    assert.deepEqual(asked, fetched);
+    assert.equal(structured(result).tableHash, end);
+  }
 });

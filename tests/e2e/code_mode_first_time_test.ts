@@ -145,6 +145,10 @@ Deno.test('language "json" gives a valid tools/call for every function; javascri
 
 Deno.test("the table's hash: the same in tiny_search and tiny_execute; another once the relay's table changes", async () => {
   await withHost({ args: ["--code-mode"] }, async ({ client, relay }) => {
+    // A program making no call before the table was ever read: no hash, and no relay request for one.
+    const idle = await execute(client, "async function run() { return 1; }");
+    assert.equal(idle.report.tableHash, undefined);
+    assert.equal(relay.requests.length, 0);
     const first = await search(client, { query: "status" });
     assert.match(text(first.result), new RegExp(`\\nTable hash: ${first.found.tableHash} \\(`));
     const same = await execute(

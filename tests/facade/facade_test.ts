@@ -816,6 +816,8 @@ Deno.test("answered: each relay tool's answer, made valid, whoever called; never
     relayTool("read_room"),
     relayTool("post_message"),
   ];
+  assert.equal(facade.heldExposedTable(), undefined, "none held before the first fetch; none fetched for it");
+  assert.equal(relay.lists, 0);
   relay.callAnswers.push(ok({ content: [{ type: "text", text: "{}" }], structuredContent: { items: [] } }));
   const direct = resultOf(await facade.callTool({ name: "list_rooms", arguments: {} }));
   relay.callAnswers.push(failed({ class: "relay", detail: "not found: room" }));
@@ -831,7 +833,12 @@ Deno.test("answered: each relay tool's answer, made valid, whoever called; never
   assert.equal(seen[0][1], direct, "the result the caller gets, once made valid");
   // The program's search reads the relay's output schemas; the host's list never does.
   const searchable = await facade.exposedTable();
+  assert.equal(searchable.ok && facade.heldExposedTable(), searchable.ok && searchable.table, "held now");
   assert.ok(searchable.ok && searchable.table[0].outputSchema);
   const listed = await facade.listTools();
   assert.equal(listed[0].outputSchema, undefined);
+  // The relay reports a tool it no longer lists: the table is dropped, and nothing is held until read again.
+  relay.callAnswers.push(failed({ class: "relay", detail: "Unknown tool: read_room", unknownTool: true }));
+  await facade.callTool({ name: "read_room", arguments: {} }, { origin: { via: "tiny_execute" } });
+  assert.equal(facade.heldExposedTable(), undefined);
 });
