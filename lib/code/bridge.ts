@@ -4,8 +4,9 @@
 // here before it is used. Pure.
 
 import { utf8Length } from "../facade/bounds.ts";
+import { isWriteTool } from "../facade/tools.ts";
 import { isObject } from "../wire/json.ts";
-import type { JsonObject } from "../wire/mcp.ts";
+import type { CallToolResult, JsonObject } from "../wire/mcp.ts";
 
 /** A tool name as a program may call it: `relay.<name>(args)`. */
 export const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
@@ -22,16 +23,20 @@ export const ARGS_MAX_BYTES = 256 * 1024;
 /** The most JSON text one call's answer may be when it enters the program, in UTF-8 bytes. */
 export const ANSWER_MAX_BYTES = 4 * 1024 * 1024;
 
+/** The longest idempotency key a write may carry, in characters. */
+export const KEY_MAX_CHARS = 200;
+
 /** The most an error message crossing either way may be, in characters. */
 export const MESSAGE_MAX_CHARS = 4096;
 
 /** The console methods a program has, each a level of its own. */
 export const LOG_LEVELS: readonly string[] = ["log", "info", "warn", "error", "debug"];
 
-/** A relay call as tinyagent makes it. */
+/** A relay call as tinyagent makes it: a write may carry the key it is kept under. */
 export interface CallRequest {
   tool: string;
   args: JsonObject;
+  key?: string;
 }
 
 /** A string the guest handed over that was too long to copy out: only its length is known. */
@@ -46,11 +51,25 @@ export function isToolName(name: string): boolean {
   return TOOL_NAME.test(name) && !RESERVED_NAMES.includes(name);
 }
 
+/** A write's idempotency key as the guest hands it over (undefined: none), or why it is refused. */
+export function checkKey(tool: string, key: unknown): Checked<string | undefined> {
+  if (key === undefined) return { ok: true, value: undefined };
+  const said = `relay.${tool}: the idempotencyKey`;
+  if (key instanceof Oversized) {
+    return { ok: false, message: `${said} is ${key.length} characters, at most ${KEY_MAX_CHARS}` };
+  }
+  if (typeof key !== "string" || key === "") {
+    return { ok: false, message: `${said} must be a non-empty string` };
+  }
+  if (!isWriteTool(tool)) return { ok: false, message: `${said} is for a write, and ${tool} is not one` };
+  return { ok: true, value: key };
+}
+
 /**
- * One relay call as the guest hands it over: the tool's name and the JSON text of its arguments
- * (`undefined` when the program passed none, which means `{}`).
+ * One relay call as the guest hands it over: the tool's name, the JSON text of its arguments
+ * (`undefined` when the program passed none, which means `{}`), and a write's key.
  */
-export function checkCall(name: unknown, argsText: unknown): Checked<CallRequest> {
+export function checkCall(name: unknown, argsText: unknown, key?: unknown): Checked<CallRequest> {
   if (typeof name !== "string" || !isToolName(name)) {
     const shown = typeof name === "string"
       ? JSON.stringify(name.slice(0, 80))
@@ -59,7 +78,10 @@ export function checkCall(name: unknown, argsText: unknown): Checked<CallRequest
       : typeof name;
     return { ok: false, message: `not a tool name: ${shown} (a tool name matches ${TOOL_NAME.source})` };
   }
-  if (argsText === undefined) return { ok: true, value: { tool: name, args: {} } };
+  const keyed = checkKey(name, key);
+  if (!keyed.ok) return keyed;
+  const withKey = keyed.value === undefined ? {} : { key: keyed.value };
+  if (argsText === undefined) return { ok: true, value: { tool: name, args: {}, ...withKey } };
   if (argsText instanceof Oversized) {
     return {
       ok: false,
@@ -88,7 +110,7 @@ export function checkCall(name: unknown, argsText: unknown): Checked<CallRequest
     const kind = args === null ? "null" : Array.isArray(args) ? "an array" : typeof args;
     return { ok: false, message: `relay.${name}: the arguments must be an object, not ${kind}` };
   }
-  return { ok: true, value: { tool: name, args } };
+  return { ok: true, value: { tool: name, args, ...withKey } };
 }
 
 /**
@@ -112,6 +134,18 @@ export function answerText(tool: string, value: unknown): Checked<string | undef
     };
   }
   return { ok: true, value: text };
+}
+
+/** A result's text blocks, joined: what a failed call's Error says, or a text-only answer's value. */
+export function textOf(result: CallToolResult): string {
+  return result.content.filter((block) => block.type === "text").map((block) => String(block.text)).join(
+    "\n",
+  );
+}
+
+/** A tool's answer as a program sees it: its structuredContent, or its text when it has none. */
+export function programValue(result: CallToolResult): unknown {
+  return result.structuredContent ?? textOf(result);
 }
 
 /** The message a program sees for an answer its memory has no room left for. */

@@ -16,6 +16,7 @@ export interface CallSink {
 interface Waiting {
   record: CallRecord;
   args: Record<string, unknown>;
+  key?: string;
   sink: CallSink;
 }
 
@@ -63,7 +64,7 @@ export class CallQueue {
     }
     const record: CallRecord = { tool: call.tool, state: "queued" };
     this.#records.push(record);
-    this.#waiting.push({ record, args: call.args, sink });
+    this.#waiting.push({ record, args: call.args, key: call.key, sink });
     queueMicrotask(() => this.#pump());
     return undefined;
   }
@@ -94,6 +95,7 @@ export class CallQueue {
           this.bridge.call(call.record.tool, call.args, {
             signal: this.#controller.signal,
             pause: this.pause,
+            ...(call.key === undefined ? {} : { idempotencyKey: call.key }),
           }),
         );
       } catch (error) {

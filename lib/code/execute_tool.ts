@@ -14,6 +14,8 @@ import {
   type Tool,
   toolError,
 } from "../wire/mcp.ts";
+import { programValue, textOf } from "./bridge.ts";
+import { IdempotencyKeys, keyedCall } from "./idempotency.ts";
 import { CODE_MAX_CHARS } from "./messages.ts";
 import type { ProgramLimits, ProgramOutcome, RelayBridge } from "./program.ts";
 import { type CallReport, runResult } from "./report.ts";
@@ -33,9 +35,13 @@ export const EXECUTE_ENTRY: Tool = {
     "Error with the tool's error text. Writes are held by the person's settings exactly as direct calls " +
     "are: a confirmation for each, the write budget, the audit log. Use it to chain reads and keep only " +
     "what you need: filter, loop and join in the program. Inside: no fetch, imports, timers or files. " +
+    'Pass every write a key of its own, `await relay.<write>(args, { idempotencyKey: "…" })`: the ' +
+    "program run again with that key and the same arguments is answered from the write already sent, " +
+    "never sent twice. An answer with a next_cursor has getNextPage() and `for await` over its items. " +
     "Limits: 30 s (not counting a person deciding), 64 MiB, 100 relay calls (8 at once), 1 MiB of result " +
-    "and console output together. The answer always says what was returned, the logs, every relay call " +
-    "and whether any write was sent; on a failure, check it before running the program again.",
+    "and console output together. The answer always says what was returned, the logs, every relay call, " +
+    "whether any write was sent, and the hash of the functions' table; on a failure, check it before " +
+    "running the program again.",
   inputSchema: {
     type: "object",
     properties: {
@@ -69,6 +75,13 @@ export interface ExecutePorts {
   ): Promise<ProgramOutcome>;
   /** The limits set for this session (--code-timeout lowers wallMs). */
   limits: Partial<ProgramLimits>;
+  /**
+   * The exposed table's short hash: of the table held now; or, with `fetch`, read again when none is
+   * (the relay reported a tool it no longer lists); none when it cannot be had.
+   */
+  tableHash?: (fetch: boolean) => Promise<string | undefined>;
+  /** The session's idempotency keys; a store of its own unless given. */
+  keys?: IdempotencyKeys;
 }
 
 type Parsed = { ok: true; code: string; intent?: string } | { ok: false; error: string };
@@ -95,23 +108,22 @@ export function parseExecuteArgs(args: JsonObject): Parsed {
   return { ok: true, code, ...(intent?.trim() ? { intent: intent.trim() } : {}) };
 }
 
-/** A result's text blocks, joined: what a failed call's Error says, or a text-only answer's value. */
-function textOf(result: CallToolResult): string {
-  return result.content.filter((block) => block.type === "text").map((block) => String(block.text)).join(
-    "\n",
-  );
-}
-
 /** The bridge from the program's relay calls to the facade, each call recorded as it goes. */
-function bridgeFor(ports: ExecutePorts, intent: string | undefined, calls: CallReport[]): RelayBridge {
+function bridgeFor(
+  ports: ExecutePorts,
+  keys: IdempotencyKeys,
+  intent: string | undefined,
+  calls: CallReport[],
+): RelayBridge {
   return {
-    call: async (tool, args, { signal, pause }) => {
+    call: (tool, args, { signal, pause, idempotencyKey }) => {
       // Unknown until the call answers: a call cut off in flight may have taken effect.
       const record: CallReport = { tool, state: "unknown" };
       calls.push(record);
       const origin: WriteOrigin = {
         via: EXECUTE_TOOL,
         ...(intent ? { intent } : {}),
+        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         signal,
         pause,
         noted: (note) => {
@@ -119,21 +131,32 @@ function bridgeFor(ports: ExecutePorts, intent: string | undefined, calls: CallR
           if (note.why) record.write.why = note.why;
         },
       };
-      const outcome = await ports.call(tool, args as JsonObject, origin);
-      const failure = "error" in outcome
-        ? outcome.error.message
-        : outcome.result.isError
-        ? textOf(outcome.result)
-        : undefined;
-      if (failure !== undefined) {
-        Object.assign(record, { state: "error", error: failure });
-        throw new Error(failure);
-      }
-      record.state = "ok";
-      const result = (outcome as { result: CallToolResult }).result;
-      return result.structuredContent ?? textOf(result);
+      const make = () => facadeCall(ports, record, args as JsonObject, origin);
+      // A key is looked up before the write enters the facade's path (idempotency.ts).
+      return idempotencyKey === undefined ? make() : keyedCall(keys, idempotencyKey, record, args, make);
     },
   };
+}
+
+/** One call on the facade's path: the value the program sees, or an Error with the facade's words. */
+async function facadeCall(
+  ports: ExecutePorts,
+  record: CallReport,
+  args: JsonObject,
+  origin: WriteOrigin,
+): Promise<unknown> {
+  const outcome = await ports.call(record.tool, args, origin);
+  const failure = "error" in outcome
+    ? outcome.error.message
+    : outcome.result.isError
+    ? textOf(outcome.result)
+    : undefined;
+  if (failure !== undefined) {
+    Object.assign(record, { state: "error", error: failure });
+    throw new Error(failure);
+  }
+  record.state = "ok";
+  return programValue((outcome as { result: CallToolResult }).result);
 }
 
 /**
@@ -149,6 +172,7 @@ function callReports(recorded: readonly CallReport[], outcome: ProgramOutcome): 
 }
 
 export function executeTool(ports: ExecutePorts): LocalTool {
+  const keys = ports.keys ?? new IdempotencyKeys();
   return {
     entry: EXECUTE_ENTRY,
     async call(args: JsonObject, context?: RequestContext): Promise<CallToolResult> {
@@ -156,11 +180,18 @@ export function executeTool(ports: ExecutePorts): LocalTool {
       if (!parsed.ok) return toolError(parsed.error);
       const recorded: CallReport[] = [];
       const signal = context?.signal ?? new AbortController().signal;
-      const outcome = await ports.run(parsed.code, bridgeFor(ports, parsed.intent, recorded), {
+      // A table held when the program starts and gone when it ends changed under it: read it again then.
+      const heldAtStart = (await ports.tableHash?.(false).catch(() => undefined)) !== undefined;
+      const outcome = await ports.run(parsed.code, bridgeFor(ports, keys, parsed.intent, recorded), {
         limits: ports.limits,
         signal,
       });
-      return runResult({ ...outcome, calls: callReports(recorded, outcome) });
+      const tableHash = await ports.tableHash?.(heldAtStart).catch(() => undefined);
+      return runResult({
+        ...outcome,
+        calls: callReports(recorded, outcome),
+        ...(tableHash === undefined ? {} : { tableHash }),
+      });
     },
   };
 }

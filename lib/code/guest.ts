@@ -1,5 +1,5 @@
 // One program inside QuickJS: a fresh runtime and context in a WebAssembly instance, the prelude with its
-// two host functions, the program evaluated and its run() started, its jobs run and its end read. Every
+// host functions, the program evaluated and its run() started, its jobs run and its end read. Every
 // step that can run guest code runs as a "slice" whose interrupt deadline is the time the program has
 // left, so a CPU-bound loop ends within ms of the deadline even while the clock is paused (a slice's time
 // is then charged to the program anyway). Strings leave the guest only after their length is checked.
@@ -10,12 +10,12 @@ import type {
   QuickJSHandle,
   QuickJSRuntime,
 } from "quickjs-emscripten-core";
-import { ARGS_MAX_BYTES, checkEnd, MESSAGE_MAX_CHARS, noRoomMessage, Oversized } from "./bridge.ts";
-import type { GuestEnd } from "./bridge.ts";
+import { ARGS_MAX_BYTES, checkEnd, type GuestEnd, KEY_MAX_CHARS, MESSAGE_MAX_CHARS } from "./bridge.ts";
+import { noRoomMessage, Oversized } from "./bridge.ts";
 import type { CallSink } from "./calls.ts";
 import type { ProgramClock } from "./clock.ts";
 import type { Instance } from "./engine.ts";
-import { preludeSource } from "./prelude.ts";
+import { EXTRAS_SOURCE, preludeSource } from "./prelude.ts";
 import type { ProgramLimits } from "./program.ts";
 
 /**
@@ -39,7 +39,7 @@ export const IMPORT_MESSAGE = "import() is not available in a tinyagent program:
 /** The host functions' side in tinyagent: what a call and a log line become. */
 export interface GuestHooks {
   /** A call as handed over; returns why it is refused, or undefined once `sink` will be settled. */
-  call(name: unknown, argsText: unknown, sink: CallSink): string | undefined;
+  call(name: unknown, argsText: unknown, key: unknown, sink: CallSink): string | undefined;
   log(level: unknown, text: unknown): void;
 }
 
@@ -64,6 +64,7 @@ export class Guest {
   #describe!: QuickJSHandle;
   #run: QuickJSHandle | undefined;
   #outer: QuickJSHandle | undefined;
+  #extras: QuickJSHandle | undefined;
 
   private constructor(
     private readonly rt: QuickJSRuntime,
@@ -123,12 +124,8 @@ export class Guest {
     const found = this.#slice(() =>
       this.ctx.evalCode("typeof run === 'function' ? run : undefined", "find-run.js", { type: "global" })
     );
-    if (found.error) {
-      found.error.dispose();
-      return false;
-    }
-    if (this.ctx.typeof(found.value) !== "function") {
-      found.value.dispose();
+    if (found.error || this.ctx.typeof(found.value) !== "function") {
+      (found.error ?? found.value).dispose();
       return false;
     }
     this.#run = this.#keep(found.value);
@@ -165,28 +162,34 @@ export class Guest {
       lineMaxChars: this.limits.outputBytes,
       valueMaxChars: this.limits.outputBytes,
     });
-    const prelude = this.#keep(
-      this.ctx.unwrapResult(this.ctx.evalCode(source, "relay-bridge.js", { type: "global" })),
-    );
-    const call = this.#keep(this.ctx.newFunction("call", (name, args) => this.#hostCall(name, args)));
+    const prelude = this.#script(source);
+    const call = this.#keep(this.ctx.newFunction("call", (n, args, key) => this.#hostCall(n, args, key)));
     const log = this.#keep(this.ctx.newFunction("log", (level, text) => {
       this.hooks.log(this.#read(level, 16), this.#read(text, this.limits.outputBytes));
     }));
-    const pair = this.#keep(
-      this.ctx.unwrapResult(this.#slice(() => this.ctx.callFunction(prelude, this.ctx.undefined, call, log))),
+    // Pages and keys (prelude.ts's EXTRAS_SOURCE): compiled once, the first time this program needs them.
+    const extras = this.#keep(
+      this.ctx.newFunction("extras", () => (this.#extras ??= this.#script(EXTRAS_SOURCE)).dup()),
     );
+    const pair = this.#keep(this.ctx.unwrapResult(
+      this.#slice(() => this.ctx.callFunction(prelude, this.ctx.undefined, call, log, extras)),
+    ));
     this.#start = this.#keep(this.ctx.getProp(pair, 0));
     this.#describe = this.#keep(this.ctx.getProp(pair, 1));
   }
 
-  #hostCall(nameHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle {
+  /** tinyagent's own script run in the context and kept (messages.ts leaves its name out of a stack). */
+  #script(source: string): QuickJSHandle {
+    const value = this.ctx.unwrapResult(this.ctx.evalCode(source, "relay-bridge.js", { type: "global" }));
+    return this.#keep(value);
+  }
+
+  /** A call: its name, its arguments' JSON text, its key; each read within its bound, absent as undefined. */
+  #hostCall(nameHandle: QuickJSHandle, argsHandle: QuickJSHandle, keyHandle: QuickJSHandle): QuickJSHandle {
     const deferred = this.ctx.newPromise();
     this.#live.add(deferred);
-    const argsText = this.ctx.typeof(argsHandle) === "undefined"
-      ? undefined
-      : this.#read(argsHandle, ARGS_MAX_BYTES);
-    const name = this.#read(nameHandle, 64);
-    const refusal = this.hooks.call(name, argsText, {
+    const [name, argsText] = [this.#read(nameHandle, 64), this.#read(argsHandle, ARGS_MAX_BYTES)];
+    const refusal = this.hooks.call(name, argsText, this.#read(keyHandle, KEY_MAX_CHARS), {
       resolve: (answer) => {
         if (answer === undefined || this.#room(answer.length)) {
           return void this.#settle(deferred, true, answer);
@@ -226,8 +229,8 @@ export class Guest {
   }
 
   /** A string handed over, copied out only when at most `max` long; anything else as undefined. */
-  #read(handle: QuickJSHandle, max: number): string | Oversized | undefined {
-    if (this.ctx.typeof(handle) !== "string") return undefined;
+  #read(handle: QuickJSHandle | undefined, max: number): string | Oversized | undefined {
+    if (handle === undefined || this.ctx.typeof(handle) !== "string") return undefined;
     const lengthHandle = this.ctx.getProp(handle, "length");
     const length = this.ctx.getNumber(lengthHandle);
     lengthHandle.dispose();

@@ -33,6 +33,8 @@ export interface CallContext {
   signal: AbortSignal;
   /** Stops the program's wall clock until the returned function is called (while a person is asked). */
   pause(): () => void;
+  /** The key the program gave the write (`{ idempotencyKey }`), checked at the boundary. */
+  idempotencyKey?: string;
 }
 
 export interface RelayBridge {

@@ -17,11 +17,19 @@ export interface CallReport {
   error?: string;
   /** For a write: its fate (held: nothing signed; else the relay's verdict), and the signed event's id. */
   write?: { outcome: AuditOutcome; event?: string; why?: string };
+  /** The idempotency key the program gave the write. */
+  key?: string;
+  /** The write was not sent: its key answered with the write sent under it earlier in the session. */
+  replayed?: true;
+  /** A key this call dropped (expired, or the oldest past the most kept), in words. */
+  keyNote?: string;
 }
 
-/** Everything the answer reports: how the program ended, with each call as the answer reports it. */
+/** Everything the answer reports: how the program ended, each call as the answer reports it, the table. */
 export interface RunReport extends Omit<ProgramOutcome, "calls"> {
   calls: CallReport[];
+  /** The exposed table's short hash as the run ended: tiny_search's answers give it too. */
+  tableHash?: string;
 }
 
 /** The structured answer's bound (the facade's), with room for the envelope. */
@@ -32,31 +40,46 @@ const ERROR_CHARS = 500;
 
 const utf8 = (text: string) => new TextEncoder().encode(text).length;
 
-/** Whether the relay may have published the write: it left, whatever came back. */
+/** Whether the relay may have published the write in this run: it left, whatever came back. */
 function sent(call: CallReport): boolean {
-  return call.write !== undefined && call.write.outcome !== "held" && call.write.outcome !== "not sent";
+  return call.write !== undefined && !call.replayed && call.write.outcome !== "held" &&
+    call.write.outcome !== "not sent";
 }
 
-/** The writes, in words: none sent, or each one sent, held or of unknown fate. */
+/** The relay's verdict on a write that left, in words. */
+function verdict(call: CallReport): string {
+  const { outcome, why } = call.write!;
+  return outcome === "accepted"
+    ? "accepted by the relay"
+    : outcome === "unknown"
+    ? "its answer was lost: it may be published; check with a read tool before sending it again"
+    : `refused by the relay${why ? ` (${why})` : ""}`;
+}
+
+const eventOf = (call: CallReport) => call.write?.event ? ` event ${call.write.event}` : "";
+
+/** The writes, in words: none sent, or each one sent, held or of unknown fate; those a key answered. */
 export function writesText(calls: readonly CallReport[]): string {
-  const writes = calls.filter((call) => call.write);
+  const writes = calls.filter((call) => call.write && !call.replayed);
   const out = writes.filter(sent);
+  const lines: string[] = [];
   if (out.length === 0) {
     const held = writes.length === 0 ? "" : ` (${writes.length} held back: ${heldList(writes)})`;
-    return `No write was sent${held}.`;
+    lines.push(`No write was sent${held}.`);
+  } else {
+    lines.push(`${out.length} write${out.length === 1 ? " was" : "s were"} sent:`);
+    for (const call of out) lines.push(`- ${call.tool}${eventOf(call)}: ${verdict(call)}`);
+    const held = writes.filter((call) => !sent(call));
+    if (held.length > 0) lines.push(`Not sent: ${heldList(held)}.`);
   }
-  const lines = [`${out.length} write${out.length === 1 ? " was" : "s were"} sent:`];
-  for (const call of out) {
-    const { outcome, event } = call.write!;
-    const verdict = outcome === "accepted"
-      ? "accepted by the relay"
-      : outcome === "unknown"
-      ? "its answer was lost: it may be published; check with a read tool before sending it again"
-      : `refused by the relay${call.write!.why ? ` (${call.write!.why})` : ""}`;
-    lines.push(`- ${call.tool}${event ? ` event ${event}` : ""}: ${verdict}`);
+  const replayed = calls.filter((call) => call.replayed && call.write);
+  if (replayed.length > 0) {
+    lines.push(`Not sent again, answered by an idempotency key from earlier in this session:`);
+    for (const call of replayed) {
+      lines.push(`- ${call.tool}${eventOf(call)} (key ${JSON.stringify(call.key)}): ${verdict(call)}`);
+    }
   }
-  const held = writes.filter((call) => !sent(call));
-  if (held.length > 0) lines.push(`Not sent: ${heldList(held)}.`);
+  for (const call of calls) if (call.keyNote) lines.push(`Note: ${call.keyNote}.`);
   return lines.join("\n");
 }
 
@@ -75,7 +98,10 @@ export function callsText(report: RunReport): string {
   const { calls, callsRefused } = report;
   if (calls.length === 0 && callsRefused === 0) return "Relay calls: none.";
   const count = (state: CallReport["state"]) => calls.filter((call) => call.state === state).length;
-  const parts = [`${count("ok")} answered`];
+  const byKey = calls.filter((call) => call.replayed && call.state === "ok").length;
+  const parts = [
+    `${count("ok")} answered${byKey > 0 ? ` (${byKey} by an idempotency key, no relay call)` : ""}`,
+  ];
   for (const state of ["error", "not sent", "unknown"] as const) {
     if (count(state) > 0) parts.push(`${count(state)} ${state === "error" ? "failed" : state}`);
   }
@@ -96,6 +122,9 @@ function bounded(call: CallReport): CallReport {
     : call;
 }
 
+/** Writes a key answered without sending them. */
+const replays = (report: RunReport) => report.calls.filter((call) => call.replayed && call.write).length;
+
 /** The structured answer: whole when it fits; else the logs go first, then the value is cut. */
 function structured(report: RunReport): Record<string, unknown> {
   const body: Record<string, unknown> = {
@@ -103,6 +132,8 @@ function structured(report: RunReport): Record<string, unknown> {
     end: report.end,
     ...(report.error === undefined ? {} : { error: report.error }),
     writesSent: report.calls.filter(sent).length,
+    ...(replays(report) > 0 ? { writesReplayed: replays(report) } : {}),
+    ...(report.tableHash === undefined ? {} : { tableHash: report.tableHash }),
     calls: report.calls.map(bounded),
     callsRefused: report.callsRefused,
     logs: report.logs,
@@ -143,7 +174,8 @@ function detailText(report: RunReport, room: number): string {
 
 /** The tool result for a finished run: isError unless the program returned. */
 export function runResult(report: RunReport): CallToolResult {
-  const head = [endText(report), writesText(report.calls), callsText(report)].join("\n");
+  const table = report.tableHash === undefined ? [] : [`Table hash: ${report.tableHash}.`];
+  const head = [endText(report), writesText(report.calls), callsText(report), ...table].join("\n");
   const headShown = utf8(head) <= TEXT_BYTES / 2 ? head : cutToBytes(head, TEXT_BYTES / 2);
   const detail = detailText(report, TEXT_BYTES - utf8(headShown));
   return {

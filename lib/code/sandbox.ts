@@ -134,8 +134,8 @@ class ProgramRun {
 
   async #loop(source: string): Promise<ProgramOutcome> {
     const guest = this.#guest = Guest.open(this.instance, this.limits, this.#clock, {
-      call: (name, argsText, sink) => {
-        const call = checkCall(name, argsText);
+      call: (name, argsText, key, sink) => {
+        const call = checkCall(name, argsText, key);
         if (call.ok) return this.#calls.request(call.value, sink);
         this.#calls.refuse();
         return call.message;

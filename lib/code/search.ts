@@ -6,34 +6,53 @@
 import { isObject } from "../wire/json.ts";
 import type { Tool } from "../wire/mcp.ts";
 import { isWriteTool, WRITE_KINDS } from "../facade/tools.ts";
+import { functionText, type Language, toolsCall } from "./languages.ts";
 import { closestNames, ranked } from "./ranking.ts";
-import { type Form, toolSignature } from "./signature.ts";
+import { type Form, type ResultType, schemaResult } from "./signature.ts";
 
 export type Detail = Form;
+
+/** How a search answers: its detail and language, each function's result type, the table's hash. */
+export interface SearchOptions {
+  /** brief: a line a match; full (the default for a query): each in full. */
+  detail?: Detail;
+  /** typescript (the default), javascript (JSDoc) or json (the tools/call a host would send). */
+  language?: Language;
+  /** A function's result type in `form`: seen in this session, else its outputSchema's (the default). */
+  resultOf?: (tool: Tool, form: Form) => ResultType;
+  /** The exposed table's short hash, said on the answer's last line. */
+  hash?: string;
+}
 
 /** Matches shown in full at most; the rest are counted, with how to narrow. */
 export const MAX_FULL = 10;
 /** The answer's text at most, in UTF-8 bytes, whatever the table holds. */
 export const MAX_TEXT_BYTES = 16 * 1024;
-/** Room kept for the lines that say what was left out. */
-const TAIL_BYTES = 512;
+/** Room kept for the lines that say what was left out, and the notes and the hash after them. */
+const TAIL_BYTES = 1536;
 const MAX_SENTENCE = 200;
 const MAX_QUOTED = 80;
 
 export interface Match {
   name: string;
+  /** The function in the language asked: its signature, its JSDoc call, or its tools/call as JSON. */
   signature: string;
+  /** Where its result type comes from: the relay's outputSchema, the answers seen, or nowhere yet. */
+  result: ResultType["source"];
   write: boolean;
   /** For a write: the only kinds tinyagent signs for it (none for a write that publishes nothing). */
   kinds?: number[];
+  /** In json: the tools/call request itself. */
+  request?: Record<string, unknown>;
 }
 
-/** The answer: its text, the matches it shows, how many matched in all. */
+/** The answer: its text, the matches it shows, how many matched in all, the table's hash. */
 export interface Found {
   text: string;
   matches: Match[];
   total: number;
   shown: number;
+  hash?: string;
 }
 
 /** "kind 1621", "kind 9 or 1111". */
@@ -105,13 +124,17 @@ function quoted(query: string): string {
   return line.length > MAX_QUOTED ? `${JSON.stringify(line.slice(0, MAX_QUOTED))}…` : JSON.stringify(line);
 }
 
-function matchOf(tool: Tool, form: Form): Match {
+function matchOf(tool: Tool, form: Form, language: Language, result: ResultType): Match {
+  const write = isWriteTool(tool.name);
   const match: Match = {
     name: tool.name,
-    signature: toolSignature(tool, form),
-    write: isWriteTool(tool.name),
+    // A brief line leaves a write's options to the note said once.
+    signature: functionText(tool, language, form, result, write && form === "full"),
+    result: result.source,
+    write,
   };
-  if (match.write) match.kinds = [...WRITE_KINDS[tool.name]];
+  if (write) match.kinds = [...WRITE_KINDS[tool.name]];
+  if (language === "json") match.request = toolsCall(tool);
   return match;
 }
 
@@ -121,6 +144,8 @@ function matchOf(tool: Tool, form: Form): Match {
  */
 function block(tool: Tool, match: Match, form: Form, blank: boolean): string {
   const description = (tool.description ?? "").trim();
+  // A brief JSON line stays JSON: the request alone.
+  if (form === "brief" && match.request) return match.signature;
   if (form === "brief") {
     const about = description && !blank ? ` — ${firstSentence(description)}` : "";
     return `${match.signature}${about}${writeMark(tool.name)}`;
@@ -145,7 +170,27 @@ function fitted(head: string, blocks: string[], separator: string): string[] {
 }
 
 /** The functions of `entries` that meet `query`, in the detail asked (full for a query, brief without). */
-export function search(entries: readonly Tool[], query: string, detail?: Detail): Found {
+export function search(entries: readonly Tool[], query: string, options: SearchOptions = {}): Found {
+  const { detail, language = "typescript", resultOf = schemaResult, hash } = options;
+  const found = searched(entries, query, detail, language, resultOf);
+  if (hash === undefined) return found;
+  const text = `${found.text}\n${tableHashLine(hash)}`;
+  return { ...found, text, hash };
+}
+
+/** The answer's last line: the table's hash, and what it is for. */
+export function tableHashLine(hash: string): string {
+  return `Table hash: ${hash} (tiny_execute's answer gives the hash of the table its program ran against: ` +
+    "another one means the functions changed since this search).";
+}
+
+function searched(
+  entries: readonly Tool[],
+  query: string,
+  detail: Detail | undefined,
+  language: Language,
+  resultOf: (tool: Tool, form: Form) => ResultType,
+): Found {
   const blank = query.trim() === "";
   const form: Form = detail ?? (blank ? "brief" : "full");
   if (entries.length === 0) {
@@ -161,35 +206,90 @@ export function search(entries: readonly Tool[], query: string, detail?: Detail)
   }
   const listed = form === "full" ? hits.slice(0, MAX_FULL) : hits;
   const tools = listed.map(callable);
-  const matches = tools.map((tool) => matchOf(tool, form));
-  const head = blank
-    ? `${hits.length} function${hits.length === 1 ? "" : "s"} a tiny_execute program may call, as ` +
-      "`await relay.<name>(args)`" + (form === "brief" ? "; search with words for what each does:" : ":")
-    : `${hits.length} of the ${entries.length} functions match${hits.length === 1 ? "es" : ""} ${
-      quoted(query)
-    }` +
-      (listed.length < hits.length ? `; the best ${listed.length} first:` : ":");
+  const matches = tools.map((tool) => matchOf(tool, form, language, resultOf(tool, form)));
+  const head = headLine(hits.length, listed.length, entries.length, query, blank, form);
   const separator = form === "full" ? "\n\n" : "\n";
   const kept = fitted(head, tools.map((tool, i) => block(tool, matches[i], form, blank)), separator);
   const shown = kept.length;
-  const tails: string[] = [];
-  if (shown < listed.length) {
-    tails.push(
-      `[cut at ${MAX_TEXT_BYTES / 1024} KiB: ${shown} of ${hits.length} functions shown; ` +
-        (blank
-          ? "search with words to narrow]"
-          : form === "full"
-          ? 'narrow the query, or ask with detail "brief"]'
-          : "narrow the query]"),
-    );
-  } else if (listed.length < hits.length) {
-    tails.push(
-      `${hits.length - shown} more match${
-        hits.length - shown === 1 ? "es" : ""
-      }: ask with detail "brief" for every match on one line, or add words ` +
-        `(a function's name, such as ${hits[0].name}) to narrow.`,
-    );
-  }
+  const tails = [
+    ...cutLines(shown, listed.length, hits, blank, form),
+    ...notes(tools.slice(0, shown), matches.slice(0, shown), language),
+  ];
   const text = [head, ...kept].join(separator) + tails.map((line) => `${separator}${line}`).join("");
   return { text, matches: matches.slice(0, shown), total: hits.length, shown };
+}
+
+function headLine(
+  hits: number,
+  listed: number,
+  all: number,
+  query: string,
+  blank: boolean,
+  form: Form,
+): string {
+  if (blank) {
+    return `${hits} function${hits === 1 ? "" : "s"} a tiny_execute program may call, as ` +
+      "`await relay.<name>(args)`" + (form === "brief" ? "; search with words for what each does:" : ":");
+  }
+  return `${hits} of the ${all} functions match${hits === 1 ? "es" : ""} ${quoted(query)}` +
+    (listed < hits ? `; the best ${listed} first:` : ":");
+}
+
+/** What was left out, and how to see it. */
+function cutLines(
+  shown: number,
+  listed: number,
+  hits: readonly Tool[],
+  blank: boolean,
+  form: Form,
+): string[] {
+  if (shown < listed) {
+    return [
+      `[cut at ${MAX_TEXT_BYTES / 1024} KiB: ${shown} of ${hits.length} functions shown; ` +
+      (blank
+        ? "search with words to narrow]"
+        : form === "full"
+        ? 'narrow the query, or ask with detail "brief"]'
+        : "narrow the query]"),
+    ];
+  }
+  if (listed < hits.length) {
+    const more = hits.length - shown;
+    return [
+      `${more} more match${
+        more === 1 ? "es" : ""
+      }: ask with detail "brief" for every match on one line, or ` +
+      `add words (a function's name, such as ${hits[0].name}) to narrow.`,
+    ];
+  }
+  return [];
+}
+
+/** Said once an answer, when a function shown needs it: unknown and seen results, pages, write keys. */
+const NOTES = {
+  unknown: "A result typed `unknown` is not known yet: log the first answer " +
+    "(console.log(JSON.stringify(answer).slice(0, 2000))) before you rely on its fields.",
+  seen: "A type marked as seen is the shape of this session's answers, not a promise: a field may be " +
+    "missing from the next answer, or another come.",
+  pages: "Pages: an answer with a next_cursor also has hasNextPage(), getNextPage() (the same call with " +
+    "that cursor; null after the last page) and `for await (const item of answer)` over its items and the " +
+    "next pages'; none shows in JSON.stringify.",
+  keys: 'Writes: pass `{ idempotencyKey: "…" }` (at most 200 characters) as every write\'s second ' +
+    "argument: run again with the same key and arguments, it is answered from the write already sent, " +
+    "never sent twice.",
+};
+
+function notes(tools: readonly Tool[], matches: readonly Match[], language: Language): string[] {
+  const said: string[] = [];
+  if (matches.some((match) => match.result === "unknown")) said.push(NOTES.unknown);
+  if (matches.some((match) => match.result === "seen")) said.push(NOTES.seen);
+  if (language === "json") return said;
+  if (tools.some(takesCursor)) said.push(NOTES.pages);
+  if (matches.some((match) => match.write)) said.push(NOTES.keys);
+  return said;
+}
+
+/** Whether a tool's arguments take a cursor: its answers come in pages. */
+function takesCursor(tool: Tool): boolean {
+  return isObject(tool.inputSchema.properties) && Object.hasOwn(tool.inputSchema.properties, "cursor");
 }

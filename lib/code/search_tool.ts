@@ -5,12 +5,18 @@
 import { type CallToolResult, type JsonObject, type LocalTool, type Tool, toolError } from "../wire/mcp.ts";
 import { excerpt } from "../wire/json.ts";
 import { DIAGNOSE_TOOL } from "../facade/tools.ts";
+import { shortHash } from "./digest.ts";
+import { type Language, LANGUAGES } from "./languages.ts";
 import { type Detail, search } from "./search.ts";
+import type { SeenType } from "./seen_results.ts";
+import { type Form, type ResultType, schemaResult } from "./signature.ts";
 
 export const SEARCH_TOOL = "tiny_search";
 /** The longest query taken, in characters: a search needs words, not a document. */
 export const MAX_QUERY = 1000;
 const DETAILS: readonly Detail[] = ["brief", "full"];
+/** The longest seen result type shown, by detail. */
+const SEEN_CHARS: Record<Form, number> = { brief: 300, full: 1500 };
 
 export const SEARCH_ENTRY: Tool = {
   name: SEARCH_TOOL,
@@ -20,9 +26,12 @@ export const SEARCH_ENTRY: Tool = {
     "is allowed) and how to call them. Searches their names, titles, descriptions and parameters, here, " +
     "without asking the relay; an empty query lists them all. Each match comes as a TypeScript signature, " +
     "`relay.<name>(args: {…}): Promise<…>`, with its description and, for a write, what calling it does: " +
-    "signed with the agent's key, the only event kinds it publishes, held by the person's settings. In a " +
-    "program, `await relay.<name>(args)` returns the tool's structuredContent (its text when it has none) " +
-    "and throws an Error with the tool's error text when the call fails or a write is held back.",
+    "signed with the agent's key, the only event kinds it publishes, held by the person's settings. The " +
+    "result type is the relay's outputSchema, else the shape of the answers seen this session (marked " +
+    "so), else unknown. In a program, `await relay.<name>(args)` returns the tool's structuredContent (its " +
+    "text when it has none) and throws an Error with the tool's error text when the call fails or a write " +
+    "is held back. The answer ends with the hash of the functions' table, which tiny_execute's answer " +
+    "also gives.",
   inputSchema: {
     type: "object",
     properties: {
@@ -37,6 +46,12 @@ export const SEARCH_ENTRY: Tool = {
         description: "brief: one line per match. full (the default for a query): each parameter described, " +
           "the whole description, and what a write does.",
       },
+      language: {
+        type: "string",
+        enum: [...LANGUAGES],
+        description: "typescript (the default): signatures; javascript: each call with a JSDoc comment of " +
+          "its types; json: the tools/call request a host would send for it.",
+      },
     },
     required: ["query"],
     additionalProperties: false,
@@ -47,15 +62,20 @@ export const SEARCH_ENTRY: Tool = {
 /** The exposed table as tinyagent holds it, or why it could not be read. */
 export type ExposedTable = () => Promise<Tool[] | { unavailable: string }>;
 
-type Parsed = { ok: true; query: string; detail?: Detail } | { ok: false; error: string };
+type Parsed = { ok: true; query: string; detail?: Detail; language?: Language } | {
+  ok: false;
+  error: string;
+};
+
+const FIELDS = ["query", "detail", "language"];
 
 /** Reads tiny_search's arguments; a refusal names the field and what it must be. */
 export function parseSearchArgs(args: JsonObject): Parsed {
-  const unknown = Object.keys(args).find((name) => name !== "query" && name !== "detail");
+  const unknown = Object.keys(args).find((name) => !FIELDS.includes(name));
   if (unknown !== undefined) {
     return { ok: false, error: `invalid arguments: unknown field ${JSON.stringify(unknown).slice(0, 80)}` };
   }
-  const { query, detail } = args;
+  const { query, detail, language } = args;
   if (typeof query !== "string") {
     return {
       ok: false,
@@ -68,7 +88,36 @@ export function parseSearchArgs(args: JsonObject): Parsed {
   if (detail !== undefined && !DETAILS.includes(detail as Detail)) {
     return { ok: false, error: 'invalid arguments: detail must be "brief" or "full"' };
   }
-  return detail === undefined ? { ok: true, query } : { ok: true, query, detail: detail as Detail };
+  if (language !== undefined && !LANGUAGES.includes(language as Language)) {
+    return { ok: false, error: 'invalid arguments: language must be "typescript", "javascript" or "json"' };
+  }
+  return {
+    ok: true,
+    query,
+    ...(detail === undefined ? {} : { detail: detail as Detail }),
+    ...(language === undefined ? {} : { language: language as Language }),
+  };
+}
+
+const hashes = new WeakMap<readonly Tool[], Promise<string>>();
+
+/** The exposed table's short hash: computed once for each table the facade holds. */
+export function tableHash(tools: readonly Tool[]): Promise<string> {
+  let hash = hashes.get(tools);
+  if (!hash) hashes.set(tools, hash = shortHash(tools));
+  return hash;
+}
+
+/** The answers seen of a tool, as a type of at most some characters; none when not seen. */
+export type SeenOf = (tool: string, maxChars: number) => SeenType | undefined;
+
+/** A function's result type: the relay's outputSchema, else the answers seen, else unknown. */
+export function resultOf(seen: SeenOf | undefined): (tool: Tool, form: Form) => ResultType {
+  return (tool, form) => {
+    if (tool.outputSchema !== undefined) return schemaResult(tool);
+    const shape = seen?.(tool.name, SEEN_CHARS[form]);
+    return shape ? { text: shape.type, source: "seen", answers: shape.answers } : schemaResult(tool);
+  };
 }
 
 /** The error when the relay's table cannot be read: nothing to search, and where to look. */
@@ -79,8 +128,8 @@ export function unavailableText(reason: string): string {
     `${DIAGNOSE_TOOL} to see why`;
 }
 
-/** The tool, searching whatever `table` gives at the time of the call. */
-export function searchTool(table: ExposedTable): LocalTool {
+/** The tool, searching whatever `table` gives at the time of the call, with the result types `seen`. */
+export function searchTool(table: ExposedTable, seen?: SeenOf): LocalTool {
   return {
     entry: SEARCH_ENTRY,
     async call(args: JsonObject): Promise<CallToolResult> {
@@ -93,10 +142,22 @@ export function searchTool(table: ExposedTable): LocalTool {
         tools = { unavailable: error instanceof Error ? error.message : String(error) };
       }
       if (!Array.isArray(tools)) return toolError(unavailableText(tools.unavailable));
-      const found = search(tools, parsed.query, parsed.detail);
+      const { query, detail, language = "typescript" } = parsed;
+      const found = search(tools, query, {
+        detail,
+        language,
+        resultOf: resultOf(seen),
+        hash: await tableHash(tools),
+      });
       return {
         content: [{ type: "text", text: found.text }],
-        structuredContent: { matches: found.matches, total: found.total, shown: found.shown },
+        structuredContent: {
+          matches: found.matches,
+          total: found.total,
+          shown: found.shown,
+          language,
+          tableHash: found.hash,
+        },
         isError: false,
       };
     },

@@ -43,19 +43,51 @@ export function callee(name: string): string {
   return IDENTIFIER.test(name) ? `relay.${name}` : `relay[${JSON.stringify(name)}]`;
 }
 
-/** The tool's signature: its arguments from the input schema, its result from the outputSchema or `unknown`. */
-export function toolSignature(tool: Tool, form: Form): string {
+/** Where a function's result type comes from: the relay's outputSchema, the answers seen, or nowhere yet. */
+export interface ResultType {
+  text: string;
+  source: "schema" | "seen" | "unknown";
+  /** For a seen type: how many answers it was merged from. */
+  answers?: number;
+}
+
+/** The second argument a write takes, as a type. */
+export const WRITE_OPTIONS = "{ idempotencyKey?: string }";
+
+/** What marks a seen type as seen rather than promised (nothing for another). */
+export function seenMark(result: ResultType): string {
+  if (result.source !== "seen") return "";
+  const answers = result.answers ?? 0;
+  return ` /* as seen in ${answers} answer${answers === 1 ? "" : "s"}, not promised */`;
+}
+
+/** The result type the relay's outputSchema promises, or `unknown` without one. */
+export function schemaResult(tool: Tool): ResultType {
+  return tool.outputSchema === undefined
+    ? { text: "unknown", source: "unknown" }
+    : { text: typeOf(tool.outputSchema, { form: "brief", nodes: 0 }, 0, "").text, source: "schema" };
+}
+
+/**
+ * The tool's signature: its arguments from the input schema, a write's options, its result (the
+ * outputSchema's or `unknown` unless given), a seen one marked so.
+ */
+export function toolSignature(
+  tool: Tool,
+  form: Form,
+  { result = schemaResult(tool), write = false }: { result?: ResultType; write?: boolean } = {},
+): string {
   const input: unknown = tool.inputSchema;
   const args = typeOf(input, { form, nodes: 0 }, 0, "").text;
   const optional = !hasRequired(input);
-  const result = tool.outputSchema === undefined
-    ? "unknown"
-    : typeOf(tool.outputSchema, { form: "brief", nodes: 0 }, 0, "").text;
-  return `${callee(tool.name)}(args${optional ? "?" : ""}: ${args}): Promise<${result}>`;
+  const options = write ? `, options?: ${WRITE_OPTIONS}` : "";
+  return `${callee(tool.name)}(args${optional ? "?" : ""}: ${args}${options}): Promise<${result.text}>${
+    seenMark(result)
+  }`;
 }
 
 /** Whether the arguments object names a property the call must carry. */
-function hasRequired(schema: unknown): boolean {
+export function hasRequired(schema: unknown): boolean {
   if (!isObject(schema) || !Array.isArray(schema.required)) return false;
   const properties = isObject(schema.properties) ? schema.properties : {};
   return schema.required.some((name) => typeof name === "string" && Object.hasOwn(properties, name));

@@ -32,3 +32,22 @@ export function exposedTable(relayTools: unknown[], exposed: readonly string[]):
   }
   return { value: table, notes };
 }
+
+/**
+ * The exposed table as a program sees it (code mode's tiny_search): each tool with the relay's
+ * outputSchema kept when it is an object schema. The host never sees it (conformTool says why); a
+ * program's results are not checked against it, and its type is what a model should expect.
+ */
+export function withOutputSchemas(table: Tool[], relayTools: unknown[]): Tool[] {
+  const schemas = new Map<string, JsonObject>();
+  for (const tool of relayTools) {
+    if (!isObject(tool) || typeof tool.name !== "string" || schemas.has(tool.name)) continue;
+    const schema = tool.outputSchema;
+    if (isObject(schema) && schema.type === "object") schemas.set(tool.name, schema);
+  }
+  if (schemas.size === 0) return table;
+  return table.map((tool) => {
+    const outputSchema = schemas.get(tool.name);
+    return outputSchema ? { ...tool, outputSchema } : tool;
+  });
+}

@@ -10,6 +10,7 @@ import { isObject } from "../wire/json.ts";
 import {
   type CallError,
   type CallOutcome,
+  type CallToolResult,
   INVALID_PARAMS,
   type JsonObject,
   type LocalTool,
@@ -49,6 +50,11 @@ export interface FacadeOptions {
   schedule?: Scheduler;
   /** The person's hold on the writes; by default no budget, no question, no log: receipts on stderr only. */
   gate?: WriteGate;
+  /**
+   * Told each relay tool's answer, made valid, whoever called (the host, a program, a resource read):
+   * code mode learns its result shapes here. On the call's path, so it only takes note.
+   */
+  answered?(tool: string, result: CallToolResult): void;
 }
 
 /**
@@ -125,9 +131,17 @@ export class Facade {
     return this.#table.forList();
   }
 
-  /** The exposed table for a search (code mode's tiny_search): unlike tableForList, the host saw none of it. */
+  /**
+   * The exposed table for a search (code mode's tiny_search), with the relay's output schemas: unlike
+   * tableForList, the host saw none of it.
+   */
   exposedTable(): Promise<TableState> {
-    return this.#table.load();
+    return this.#table.loadSearchable();
+  }
+
+  /** The same table if one is held now, never fetched (what a program's answer names). */
+  heldExposedTable(): Tool[] | undefined {
+    return this.#table.searchableHeld;
   }
 
   /** Answers a `tools/call` request's params; every result leaves valid and bounded. */
@@ -136,15 +150,17 @@ export class Facade {
     if ("error" in outcome) return outcome;
     const { value, notes } = conformResult(outcome.result);
     if (notes.length > 0) this.#options.log(`tools/call: the result was repaired: ${notes.join("; ")}`);
+    if (outcome.relayTool !== undefined) this.#options.answered?.(outcome.relayTool, value);
     return outcome.retryAfter === undefined
       ? { result: value }
       : { result: value, retryAfter: outcome.retryAfter };
   }
 
+  /** The call's result; `relayTool` when the relay's tool was called (not one answered here). */
   async #answerCall(
     params: unknown,
     context: CallContext,
-  ): Promise<{ result: JsonObject; retryAfter?: number } | { error: CallError }> {
+  ): Promise<{ result: JsonObject; relayTool?: string; retryAfter?: number } | { error: CallError }> {
     if (!isObject(params) || typeof params.name !== "string" || params.name === "") {
       return invalidParams("params.name must name a tool");
     }
@@ -188,8 +204,9 @@ export class Facade {
     const forwarded = await (publishesNothing(name) ? upload : forward)(this.#forwarding, call);
     if (forwarded.answered && !this.#closed) await this.#table.refreshAfterAnswer();
     const result = markPermission(forwarded.result);
+    const relayTool = forwarded.answered ? name : undefined;
     const retryAfter = forwarded.answer?.ok === false ? forwarded.answer.failure.retryAfter : undefined;
-    return retryAfter === undefined ? { result } : { result, retryAfter };
+    return retryAfter === undefined ? { result, relayTool } : { result, relayTool, retryAfter };
   }
 
   /**

@@ -121,6 +121,7 @@ export async function forward(f: Forwarding, { name, args, gate, signal }: OneCa
     return { result: toolError(text), answered: true, answer: first.answer };
   }
   clearance.reservation.spend();
+  gate.sending(name, event.id);
   // The second answer is the publish result; it is never signed again.
   const second = await relayCall(f, name, { ...args, event }, signal);
   // relayCall always gives the relay's answer, or what kept it from being sent.
@@ -142,6 +143,7 @@ export async function upload(f: Forwarding, call: OneCall): Promise<Forwarded> {
     return held;
   }
   clearance.reservation.spend();
+  gate.sending(name);
   const forwarded = await forward(f, call);
   if (forwarded.answer) await gate.uploaded(name, args, forwarded.answer);
   return forwarded;

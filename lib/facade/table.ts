@@ -6,7 +6,7 @@
 // it loads; and the host is told (`notifications/tools/list_changed`) whenever
 // what tools/list would answer differs from what the host last saw.
 
-import { exposedTable } from "./exposed_table.ts";
+import { exposedTable, withOutputSchemas } from "./exposed_table.ts";
 import { DIAGNOSE_TOOL } from "./tools.ts";
 import { failureText, type RelayAnswer, type RelayFailure } from "../relay/answer.ts";
 import type { Tool } from "../wire/mcp.ts";
@@ -53,6 +53,8 @@ const UNAVAILABLE = "unavailable";
 export class ToolTable {
   #options: TableOptions;
   #table: Tool[] | undefined;
+  /** The same table with the relay's output schemas, for a program's search. */
+  #searchable: Tool[] | undefined;
   #failed = false;
   /** The last failure said on stderr, so a relay that stays down is not said again at every fetch. */
   #lastFailure: string | undefined;
@@ -106,6 +108,19 @@ export class ToolTable {
     return this.#loading ??= this.#fetch().finally(() => this.#loading = undefined);
   }
 
+  /** The table a program's search reads, if one is held now: never fetched. */
+  get searchableHeld(): Tool[] | undefined {
+    return this.#table ? this.#searchable : undefined;
+  }
+
+  /** The table as a program's search reads it: with the relay's output schemas (withOutputSchemas). */
+  async loadSearchable(): Promise<TableState> {
+    const state = await this.load();
+    return state.ok && this.#table === state.table && this.#searchable
+      ? { ok: true, table: this.#searchable }
+      : state;
+  }
+
   /** The relay answered a call while the table was down: fetch it now (facade.md, `tools/list`). */
   async refreshAfterAnswer(): Promise<void> {
     if (this.#failed && !this.#closed) await this.load();
@@ -117,6 +132,7 @@ export class ToolTable {
    */
   invalidate(): void {
     this.#table = undefined;
+    this.#searchable = undefined;
     this.#failed = false;
   }
 
@@ -129,12 +145,14 @@ export class ToolTable {
 
   async #fetch(): Promise<TableState> {
     const state = await this.#read();
-    if (state.ok) this.#loaded(state.table);
-    else this.#unavailable(state.failure);
-    return state;
+    if (state.ok) {
+      this.#searchable = state.searchable;
+      this.#loaded(state.table);
+    } else this.#unavailable(state.failure);
+    return state.ok ? { ok: true, table: state.table } : state;
   }
 
-  async #read(): Promise<TableState> {
+  async #read(): Promise<(TableState & { ok: false }) | { ok: true; table: Tool[]; searchable: Tool[] }> {
     const answer = await this.#options.relay.listTools();
     if (!answer.ok) return { ok: false, failure: answer.failure };
     const tools = answer.result.tools;
@@ -147,7 +165,7 @@ export class ToolTable {
     const { value, notes } = exposedTable(tools, this.#options.exposed);
     // Said once per table load, not per call.
     for (const note of notes) this.#options.log(`tools/list: the relay's entry ${note}`);
-    return { ok: true, table: value };
+    return { ok: true, table: value, searchable: withOutputSchemas(value, tools) };
   }
 
   #loaded(table: Tool[]): void {

@@ -28,8 +28,8 @@ export interface AuditEntry {
   event?: JsonObject;
   /** For a write approved in the room: the approver's signed answer (its id) and who signed it. */
   approved_by?: { event: string; author: string };
-  /** For a write made by a program the agent wrote: the tool that ran it, and the intent it gave. */
-  via?: { tool: string; intent?: string };
+  /** For a write made by a program the agent wrote: the tool that ran it, its intent, the write's key. */
+  via?: { tool: string; intent?: string; idempotency_key?: string };
   /** For a write held back: the unsigned event the relay returned, when there was one. */
   template?: JsonObject;
   /** The relay's answer to the write: its result, or the failure's words. */

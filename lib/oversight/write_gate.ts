@@ -61,6 +61,8 @@ export interface WriteOrigin {
   via: string;
   /** What the program says it is for, shown to the person asked and kept in the log. */
   intent?: string;
+  /** The key the program gave the write (`{ idempotencyKey }`), kept in the log. */
+  idempotencyKey?: string;
   /** The program was cancelled: a question still open is withdrawn, and the write held. */
   signal?: AbortSignal;
   /** Stops the program's clock while the person is asked; returns what starts it again. */
@@ -142,6 +144,15 @@ export class WriteGate {
     const why = `${heldReason(answer)} ${askedWhere(this.#options.where)}`;
     await this.#held(tool, args, what, template, why, text);
     return { ok: false, text };
+  }
+
+  /**
+   * A write leaving now (its event signed, or an upload cleared): a program is told it may be published
+   * before the relay answers, so one cut off meanwhile reports it sent. Its entry comes with the answer.
+   */
+  sending(tool: string, event?: string): void {
+    const why = "sent; the relay had not answered when this was said";
+    this.#options.origin?.noted?.({ tool, outcome: "unknown", ...(event ? { event } : {}), why });
   }
 
   /** A template the signing rules refused (a kind the tool does not publish, say): said and recorded. */
@@ -252,7 +263,13 @@ export class WriteGate {
     if (!audit) return Promise.resolve();
     const { tool, ...rest } = entry;
     const via = origin
-      ? { via: { tool: origin.via, ...(origin.intent ? { intent: origin.intent } : {}) } }
+      ? {
+        via: {
+          tool: origin.via,
+          ...(origin.intent ? { intent: origin.intent } : {}),
+          ...(origin.idempotencyKey === undefined ? {} : { idempotency_key: origin.idempotencyKey }),
+        },
+      }
       : {};
     return audit.append({
       time: (now?.() ?? new Date()).toISOString(),

@@ -1,14 +1,24 @@
 // Code mode's tools for an mcp session (--code-mode): tiny_search over the exposed table the facade holds,
 // and tiny_execute, whose programs call the relay through the facade as their own (lib/code/). Loaded as
 // a part (parts.ts) only with the flag; the sandbox and the type stripper load on the first tiny_execute.
+// The session's state lives here: the result shapes seen in the facade's answers, and (in tiny_execute)
+// the idempotency keys of its programs' writes.
 
 import type { CodeModeSettings } from "../cli/session_args.ts";
 import { executeTool } from "../code/execute_tool.ts";
 import type { CodePackages } from "../code/packages.ts";
-import { searchTool } from "../code/search_tool.ts";
+import { searchTool, tableHash } from "../code/search_tool.ts";
+import { SeenResults } from "../code/seen_results.ts";
 import type { Facade } from "../facade/facade.ts";
 import { failureText } from "../relay/answer.ts";
-import type { LocalTool } from "../wire/mcp.ts";
+import type { CallToolResult, LocalTool } from "../wire/mcp.ts";
+
+/** Code mode's part of a session: its tools, and what it takes note of in every relay answer. */
+export interface CodeMode {
+  tools: LocalTool[];
+  /** The facade's `answered`: each relay tool's answer, whoever called, for tiny_search's result types. */
+  answered(tool: string, result: CallToolResult): void;
+}
 
 /**
  * tiny_search and tiny_execute, on the facade `facade()` gives once it is built; QuickJS and the type stripper
@@ -18,17 +28,28 @@ export function programTools(
   facade: () => Facade,
   settings: CodeModeSettings,
   packages?: CodePackages,
-): LocalTool[] {
-  return [
-    searchTool(async () => {
-      const state = await facade().exposedTable();
-      return state.ok ? state.table : { unavailable: failureText(state.failure) };
-    }),
-    executeTool({
-      call: (tool, args, origin) => facade().callTool({ name: tool, arguments: args }, { origin }),
-      run: async (code, bridge, options) =>
-        (await import("../code/sandbox.ts")).runProgram(code, bridge, { ...options, packages }),
-      limits: { wallMs: settings.wallMs },
-    }),
-  ];
+): CodeMode {
+  const seen = new SeenResults();
+  const table = async () => {
+    const state = await facade().exposedTable();
+    return state.ok ? state.table : { unavailable: failureText(state.failure) };
+  };
+  return {
+    tools: [
+      searchTool(table, (tool, maxChars) => seen.typeOf(tool, maxChars)),
+      executeTool({
+        call: (tool, args, origin) => facade().callTool({ name: tool, arguments: args }, { origin }),
+        run: async (code, bridge, options) =>
+          (await import("../code/sandbox.ts")).runProgram(code, bridge, { ...options, packages }),
+        limits: { wallMs: settings.wallMs },
+        tableHash: async (fetch) => {
+          const held = facade().heldExposedTable();
+          if (held || !fetch) return held && await tableHash(held);
+          const state = await facade().exposedTable();
+          return state.ok ? await tableHash(state.table) : undefined;
+        },
+      }),
+    ],
+    answered: (tool, result) => seen.record(tool, result),
+  };
 }

@@ -77,10 +77,14 @@ async function buildFacade(
   });
   // Code mode's tools call the facade they are offered by: bound once it is built.
   let built: Facade | undefined;
-  const programTools = code && command.codeMode
+  const codeMode = code && command.codeMode
     ? code.tools.programTools(() => built!, command.codeMode, code.packages)
     : undefined;
-  return built = assembleFacade(command, signer, relay, log, { ...oversight, programTools });
+  return built = assembleFacade(command, signer, relay, log, {
+    ...oversight,
+    programTools: codeMode?.tools,
+    answered: codeMode?.answered,
+  });
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Asker, AskPerson } from "../oversight/confirmation.ts";
 import { WriteBudget } from "../oversight/write_budget.ts";
 import { WriteGate } from "../oversight/write_gate.ts";
 import type { RelayClient } from "../relay/client.ts";
-import type { LocalTool } from "../wire/mcp.ts";
+import type { CallToolResult, LocalTool } from "../wire/mcp.ts";
 
 /** Who asks the person, and where writes are recorded: the command's own parts. */
 export interface OversightParts {
@@ -26,6 +26,8 @@ export interface OversightParts {
   localTools?: LocalTool[];
   /** With --code-mode: tiny_search and tiny_execute, offered in place of the relay's tools. */
   programTools?: LocalTool[];
+  /** With --code-mode: told each relay tool's answer (the facade's `answered`). */
+  answered?(tool: string, result: CallToolResult): void;
 }
 
 /** Which process wrote an audit entry: its id and when it started. */
@@ -61,6 +63,7 @@ export function assembleFacade(
     // diagnose's report code loads on the first tiny_diagnose call only.
     localTools: parts.localTools,
     programTools: parts.programTools,
+    answered: parts.answered,
     diagnose: diagnoseTool(async (asked) =>
       (await import("../diagnose/probe.ts")).diagnose(relay, signer, asked)
     ),

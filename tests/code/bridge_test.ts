@@ -8,11 +8,15 @@ import {
   ARGS_MAX_BYTES,
   checkCall,
   checkEnd,
+  checkKey,
   checkLog,
   isToolName,
+  KEY_MAX_CHARS,
   MESSAGE_MAX_CHARS,
   messageOf,
   Oversized,
+  programValue,
+  textOf,
 } from "../../lib/code/bridge.ts";
 
 Deno.test("isToolName: the tool grammar, bar the reserved names", async (t) => {
@@ -168,4 +172,54 @@ Deno.test("checkEnd: the guest's record of run()'s end", async (t) => {
   for (const [name, fields] of malformed) {
     await t.step(name, () => assert.equal(checkEnd(fields).ok, false));
   }
+});
+
+Deno.test("checkKey and checkCall: a write's key, a non-empty string of at most 200 characters", () => {
+  assert.equal(KEY_MAX_CHARS, 200);
+  const rows: [string, unknown, string | undefined | { error: string }][] = [
+    ["post_message", undefined, undefined],
+    ["post_message", "k", "k"],
+    ["react", "é".repeat(KEY_MAX_CHARS), "é".repeat(KEY_MAX_CHARS)],
+    ["upload_attachment", "files-1", "files-1"],
+    ["post_message", "", { error: "relay.post_message: the idempotencyKey must be a non-empty string" }],
+    ["post_message", 7, { error: "relay.post_message: the idempotencyKey must be a non-empty string" }],
+    ["post_message", new Oversized(10 * 1024 * 1024), {
+      error: "relay.post_message: the idempotencyKey is 10485760 characters, at most 200",
+    }],
+    ["list_rooms", "k", {
+      error: "relay.list_rooms: the idempotencyKey is for a write, and list_rooms is not one",
+    }],
+    ["publish_event", "k", {
+      error: "relay.publish_event: the idempotencyKey is for a write, and publish_event is not one",
+    }],
+  ];
+  for (const [tool, key, expected] of rows) {
+    const checked = checkKey(tool, key);
+    if (typeof expected === "object") assert.deepEqual(checked, { ok: false, message: expected.error });
+    else assert.deepEqual(checked, { ok: true, value: expected }, `${tool} ${String(key).slice(0, 20)}`);
+  }
+  assert.deepEqual(checkCall("post_message", '{"room":"r"}', "k1"), {
+    ok: true,
+    value: { tool: "post_message", args: { room: "r" }, key: "k1" },
+  });
+  assert.deepEqual(checkCall("post_message", undefined, "k1"), {
+    ok: true,
+    value: { tool: "post_message", args: {}, key: "k1" },
+  });
+  assert.deepEqual(checkCall("post_message", '{"room":"r"}'), {
+    ok: true,
+    value: { tool: "post_message", args: { room: "r" } },
+  });
+  assert.equal(checkCall("list_rooms", "{}", "k").ok, false);
+});
+
+Deno.test("programValue: the structuredContent, else the text blocks joined", () => {
+  assert.deepEqual(programValue({ content: [{ type: "text", text: "{}" }], structuredContent: { a: 1 } }), {
+    a: 1,
+  });
+  const text = {
+    content: [{ type: "text", text: "one" }, { type: "image", data: "" }, { type: "text", text: "two" }],
+  };
+  assert.equal(programValue(text), "one\ntwo");
+  assert.equal(textOf(text), "one\ntwo");
 });

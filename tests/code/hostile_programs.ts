@@ -262,11 +262,58 @@ export const HOSTILE: Hostile[] = [
       ]);
     },
   },
+  {
+    name: "a for await over a relay whose cursor never ends: stopped at the call cap",
+    code: `async function run(relay) {
+      let walked = 0;
+      for await (const item of await relay.endless({})) { walked++; console.log("item " + item); }
+      return walked;
+    }`,
+    wallMs: 60_000,
+    expect: (outcome, bridge) => {
+      assert.equal(outcome.end, "calls", outcome.error);
+      assert.match(
+        outcome.error ?? "",
+        /relay call limit reached: a program may make at most 100 relay calls/,
+      );
+      assert.equal(bridge.seen.length, 100);
+      assert.equal(outcome.calls.length, 100, "what it walked is in the answer");
+      assert.equal(outcome.callsRefused, 1);
+      assert.equal(outcome.logs.at(-1)?.text, "item 99");
+    },
+  },
+  {
+    name: "an idempotency key of 10 MB: refused at the boundary, nothing sent",
+    code: `async function run(relay) {
+      const key = "k".repeat(10 * 1024 * 1024);
+      try { await relay.post_message({ room: "general" }, { idempotencyKey: key }); return "sent"; }
+      catch (error) { return error.message; }
+    }`,
+    wallMs: 60_000,
+    expect: (outcome, bridge) => {
+      assert.equal(outcome.end, "returned", outcome.error);
+      assert.equal(
+        outcome.value,
+        "relay.post_message: the idempotencyKey is 10485760 characters, at most 200",
+      );
+      assert.equal(bridge.seen.length, 0);
+      assert.equal(outcome.callsRefused, 1);
+    },
+  },
 ];
 
 /** Runs one hostile program with a bridge of the common tools (and `call`); returns its outcome and bridge. */
 export async function runHostile(hostile: Hostile): Promise<{ outcome: ProgramOutcome; bridge: FakeBridge }> {
-  const bridge = new FakeBridge({ call: (args) => ({ echoed: args }), big: () => "y".repeat(3 * MiB) });
+  const bridge = new FakeBridge({
+    call: (args) => ({ echoed: args }),
+    big: () => "y".repeat(3 * MiB),
+    // A list whose every page names a next one.
+    endless: (args) => ({
+      items: [Number(args.cursor ?? 0)],
+      next_cursor: String(Number(args.cursor ?? 0) + 1),
+    }),
+    post_message: () => ({ event_id: "never" }),
+  });
   const controller = new AbortController();
   const limits = {
     wallMs: hostile.wallMs ?? 300,

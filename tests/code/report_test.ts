@@ -147,3 +147,113 @@ Deno.test("bounds: the calls and the writes are kept whole; the logs, then the v
   assert.match(text, /^The program returned\.\n1 write was sent:\n- post_message event/);
   assert.match(text, /\[cut here: the whole is in structuredContent\]$/);
 });
+
+Deno.test("writesSent agrees with the text for every outcome, however the program ended", () => {
+  const write = (outcome: string, why?: string) =>
+    ({ outcome, event: EVENT, ...(why ? { why } : {}) }) as CallReport["write"];
+  const rows: [string, CallReport, number][] = [
+    ["accepted", { tool: "post_message", state: "ok", write: write("accepted") }, 1],
+    ["refused by the relay", {
+      tool: "post_message",
+      state: "error",
+      error: "relay: blocked: spam",
+      write: write("refused", "blocked: spam"),
+    }, 1],
+    ["its answer lost", {
+      tool: "post_message",
+      state: "error",
+      error: "transport: the connection closed before the answer",
+      write: write("unknown", "the connection closed before the answer"),
+    }, 1],
+    ["cut off by a limit or a cancel after it left", {
+      tool: "post_message",
+      state: "unknown",
+      write: write("unknown", "sent; the relay had not answered when this was said"),
+    }, 1],
+    ["cut off before it left", { tool: "post_message", state: "unknown" }, 0],
+    ["held: declined", {
+      tool: "post_message",
+      state: "error",
+      error: "permission: declined at the host: nothing was signed",
+      write: { outcome: "held", why: "declined at the host" },
+    }, 0],
+    ["held: the question timed out", {
+      tool: "post_message",
+      state: "error",
+      write: { outcome: "held", why: "no answer in time at the host" },
+    }, 0],
+    ["held: over budget", {
+      tool: "post_message",
+      state: "error",
+      write: { outcome: "held", why: "write budget spent" },
+    }, 0],
+    ["held: cancelled while the person was asked", {
+      tool: "post_message",
+      state: "error",
+      write: { outcome: "held", why: "withdrawn: the program was cancelled" },
+    }, 0],
+    ["signed but never sent", { tool: "post_message", state: "error", write: write("not sent") }, 0],
+    ["answered by its idempotency key", {
+      tool: "post_message",
+      state: "ok",
+      key: "k",
+      replayed: true,
+      write: write("accepted"),
+    }, 0],
+  ];
+  for (const end of ["returned", "threw", "timeout", "cancelled", "calls"] as const) {
+    for (const [what, call, sent] of rows) {
+      const result = runResult(report({ end, calls: [ok("list_rooms"), call] }));
+      const structured = result.structuredContent as { writesSent: number };
+      const text = String(result.content[0].text);
+      assert.equal(structured.writesSent, sent, `${what}, ${end}: writesSent`);
+      assert.ok(
+        sent === 0 ? text.includes("\nNo write was sent") : text.includes(`\n${sent} write was sent:\n`),
+        `${what}, ${end}: the text says the same\n${text}`,
+      );
+    }
+  }
+});
+
+Deno.test("writes answered by a key: said apart, never counted as sent; keys dropped said; the table's hash", () => {
+  const calls: CallReport[] = [
+    {
+      tool: "post_message",
+      state: "ok",
+      key: "greet",
+      replayed: true,
+      write: { outcome: "accepted", event: EVENT },
+    },
+    {
+      tool: "react",
+      state: "ok",
+      key: "r1",
+      write: { outcome: "accepted", event: EVENT },
+      keyNote: 'idempotency key "old" (react) was dropped: at most 1000 are kept',
+    },
+  ];
+  const result = runResult(report({ calls, tableHash: "0123456789ab" }));
+  assert.equal(
+    String(result.content[0].text).split("\n\n")[0],
+    [
+      "The program returned.",
+      "1 write was sent:",
+      `- react event ${EVENT}: accepted by the relay`,
+      "Not sent again, answered by an idempotency key from earlier in this session:",
+      `- post_message event ${EVENT} (key "greet"): accepted by the relay`,
+      'Note: idempotency key "old" (react) was dropped: at most 1000 are kept.',
+      "Relay calls: 2 (2 answered (1 by an idempotency key, no relay call)).",
+      "Table hash: 0123456789ab.",
+    ].join("\n"),
+  );
+  const structured = result.structuredContent as Record<string, unknown>;
+  assert.equal(structured.writesSent, 1);
+  assert.equal(structured.writesReplayed, 1);
+  assert.equal(structured.tableHash, "0123456789ab");
+  assert.deepEqual((structured.calls as CallReport[])[0], calls[0]);
+  const none = runResult(report({ calls: [calls[0]] }));
+  assert.match(
+    String(none.content[0].text),
+    /^The program returned\.\nNo write was sent\.\nNot sent again, answered/,
+  );
+});

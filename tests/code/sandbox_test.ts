@@ -397,3 +397,185 @@ Deno.test("runProgram: at most two programs run at once; a third waits, its cloc
   ]);
   assert.deepEqual(sandboxStats(), { running: 0, waiting: 0, idle: true });
 });
+
+/** A list tool over `total` items, `limit` a page (the relay's default 100), cursors as the last index. */
+function lister(total: number) {
+  return (args: Record<string, unknown>) => {
+    const from = args.cursor === undefined ? 0 : Number(args.cursor);
+    const limit = typeof args.limit === "number" ? args.limit : 100;
+    const items = Array.from(
+      { length: Math.max(0, Math.min(limit, total - from)) },
+      (_, i) => ({ n: from + i }),
+    );
+    return { items, next_cursor: from + limit < total ? String(from + limit) : "" };
+  };
+}
+
+const LIST_TOOLS = [
+  "list_repositories",
+  "list_issues",
+  "list_pull_requests",
+  "list_files",
+  "list_rooms",
+  "list_wiki",
+  "list_jobs",
+];
+
+Deno.test("pages that continue: for await, hasNextPage, getNextPage, the same on every list tool", async (t) => {
+  await t.step("for await walks 250 items in 3 calls, each the same call with the cursor", async () => {
+    const bridge = new FakeBridge({ list_rooms: lister(250) });
+    const outcome = await run(
+      `async function run(relay) {
+      let count = 0, last = -1;
+      for await (const room of await relay.list_rooms({ limit: 100, q: "x" })) { count++; last = room.n; }
+      return [count, last];
+    }`,
+      bridge,
+    );
+    assert.deepEqual(outcome.value, [250, 249], outcome.error);
+    assert.deepEqual(bridge.seen.map((call) => call.args), [
+      { limit: 100, q: "x" },
+      { limit: 100, q: "x", cursor: "100" },
+      { limit: 100, q: "x", cursor: "200" },
+    ]);
+  });
+  await t.step("hasNextPage, getNextPage and null after the last page; each page its own call", async () => {
+    const bridge = new FakeBridge({ list_rooms: lister(150) });
+    const outcome = await run(
+      `async function run(relay) {
+      const first = await relay.list_rooms();
+      const second = await first.getNextPage();
+      return [first.hasNextPage(), second.items.length, second.hasNextPage(), await second.getNextPage()];
+    }`,
+      bridge,
+    );
+    assert.deepEqual(outcome.value, [true, 50, false, null], outcome.error);
+    assert.equal(bridge.seen.length, 2, "getNextPage on the last page calls nothing");
+    assert.equal(outcome.calls.length, 2);
+  });
+  await t.step("never in JSON, never among the keys; a field of the answer's own kept", async () => {
+    const bridge = new FakeBridge({
+      list_rooms: () => ({ items: [1], next_cursor: "", hasNextPage: "the relay's own" }),
+    });
+    const outcome = await run(
+      `async function run(relay) {
+      const page = await relay.list_rooms({});
+      return [JSON.stringify(page), Object.keys(page), page.hasNextPage, typeof page.getNextPage,
+        typeof page[Symbol.asyncIterator]];
+    }`,
+      bridge,
+    );
+    assert.deepEqual(outcome.value, [
+      '{"items":[1],"next_cursor":"","hasNextPage":"the relay\'s own"}',
+      ["items", "next_cursor", "hasNextPage"],
+      "the relay's own",
+      "function",
+      "function",
+    ], outcome.error);
+  });
+  await t.step("no next_cursor, no helpers; a page without items cannot be walked; break stops", async () => {
+    const bridge = new FakeBridge({
+      read_room: () => ({ messages: [], next_cursor: "m1" }),
+      list_rooms: lister(1000),
+    });
+    const outcome = await run(
+      `async function run(relay) {
+      const plain = await relay.echo({});
+      let walked = "walked";
+      try { for await (const m of await relay.read_room({ id: "r" })) {} } catch (error) { walked = error.message; }
+      let seen = 0;
+      for await (const room of await relay.list_rooms({})) { if (++seen === 150) break; }
+      return [typeof plain.getNextPage, walked, seen];
+    }`,
+      bridge,
+    );
+    assert.deepEqual(outcome.value, ["undefined", "relay.read_room: its answer has no items to walk", 150]);
+    assert.equal(
+      bridge.seen.filter((call) => call.tool === "list_rooms").length,
+      2,
+      "no page after the break",
+    );
+  });
+  await t.step("the same helpers on every list tool", async () => {
+    const bridge = new FakeBridge(Object.fromEntries(LIST_TOOLS.map((name) => [name, lister(120)])));
+    const outcome = await run(
+      `async function run(relay) {
+      const counts = {};
+      for (const name of ${JSON.stringify(LIST_TOOLS)}) {
+        counts[name] = 0;
+        for await (const item of await relay[name]({})) counts[name]++;
+      }
+      return counts;
+    }`,
+      bridge,
+      { wallMs: 20_000 },
+    );
+    assert.deepEqual(outcome.value, Object.fromEntries(LIST_TOOLS.map((name) => [name, 120])), outcome.error);
+    assert.equal(bridge.seen.length, LIST_TOOLS.length * 2);
+  });
+});
+
+Deno.test("a write's second argument: its idempotencyKey reaches the bridge; anything else is refused", async () => {
+  const bridge = new FakeBridge({
+    post_message: (_args, context) => ({ key: context.idempotencyKey ?? null }),
+  });
+  const outcome = await run(
+    `async function run(relay) {
+    const out = [];
+    const attempts = [
+      () => relay.post_message({ room: "r" }, { idempotencyKey: "greeting-1" }),
+      () => relay.post_message({ room: "r" }),
+      () => relay.post_message({ room: "r" }, {}),
+      () => relay.post_message({ room: "r" }, "greeting-1"),
+      () => relay.post_message({ room: "r" }, { idempotencyKey: "k", retries: 2 }),
+      () => relay.post_message({ room: "r" }, { idempotencyKey: 7 }),
+      () => relay.post_message({ room: "r" }, { idempotencyKey: "" }),
+      () => relay.post_message({ room: "r" }, { idempotencyKey: "k".repeat(201) }),
+      () => relay.echo({}, { idempotencyKey: "k" }),
+    ];
+    for (const attempt of attempts) {
+      try { out.push((await attempt()).key); } catch (error) { out.push(error.message); }
+    }
+    return out;
+  }`,
+    bridge,
+  );
+  assert.deepEqual(outcome.value, [
+    "greeting-1",
+    null,
+    null,
+    "relay.post_message: the second argument must be an object: { idempotencyKey }",
+    'relay.post_message: the second argument takes only idempotencyKey, not "retries"',
+    "relay.post_message: the second argument needs a string idempotencyKey",
+    "relay.post_message: the idempotencyKey must be a non-empty string",
+    "relay.post_message: the idempotencyKey is 201 characters, at most 200",
+    "relay.echo: the idempotencyKey is for a write, and echo is not one",
+  ], outcome.error);
+  assert.equal(bridge.seen.length, 3, "only the calls that crossed");
+  assert.equal(outcome.callsRefused, 3, "refused at the boundary, counted");
+});
+
+Deno.test("pages and keys are compiled when first needed: a program that broke the built-ins first breaks only its own", async () => {
+  const bridge = new FakeBridge({ list_rooms: lister(150), post_message: () => ({ ok: true }) });
+  const outcome = await run(
+    `async function run(relay) {
+    Reflect.apply = () => { throw new Error("mine"); };
+    Object.keys = () => ["spoofed"];
+    const out = [];
+    try { out.push((await relay.list_rooms({})).hasNextPage()); } catch (error) { out.push(error.message); }
+    try { await relay.post_message({}, { idempotencyKey: "k" }); out.push("sent"); } catch (error) { out.push(error.message); }
+    return out;
+  }`,
+    bridge,
+  );
+  assert.equal(outcome.end, "returned", outcome.error);
+  assert.deepEqual(outcome.value, [
+    "mine",
+    'relay.post_message: the second argument takes only idempotencyKey, not "spoofed"',
+  ]);
+  assert.equal(
+    bridge.seen.length,
+    1,
+    "the page's call was made; the write, its options misread, was not sent",
+  );
+});

@@ -9,9 +9,11 @@ import {
   MAX_FULL,
   MAX_TEXT_BYTES,
   search,
+  tableHashLine,
   writeMark,
   writeNote,
 } from "../../lib/code/search.ts";
+import { toolsCall } from "../../lib/code/languages.ts";
 import { toolSignature } from "../../lib/code/signature.ts";
 import { exposedTable } from "../../lib/facade/exposed_table.ts";
 import { READ_TOOLS, WRITE_KINDS, WRITE_TOOLS } from "../../lib/facade/tools.ts";
@@ -43,22 +45,32 @@ const CREATE_ISSUE: Tool = {
 };
 const SMALL = [READ_ISSUE, CREATE_ISSUE];
 
+const UNKNOWN_NOTE = "A result typed `unknown` is not known yet: log the first answer " +
+  "(console.log(JSON.stringify(answer).slice(0, 2000))) before you rely on its fields.";
+const KEYS_NOTE = 'Writes: pass `{ idempotencyKey: "…" }` (at most 200 characters) as every write\'s ' +
+  "second argument: run again with the same key and arguments, it is answered from the write already " +
+  "sent, never sent twice.";
+const WRITE_ARGS = ", options?: { idempotencyKey?: string }";
+
 Deno.test("an empty or blank query lists every function, one line each, writes marked", () => {
   const expected = {
     text:
       "2 functions a tiny_execute program may call, as `await relay.<name>(args)`; search with words for " +
       "what each does:\n" +
       "relay.read_issue(args: { id: string }): Promise<unknown>\n" +
-      "relay.create_issue(args: { repo: string; title: string }): Promise<unknown> [write: kind 1621]",
+      "relay.create_issue(args: { repo: string; title: string }): Promise<unknown> [write: kind 1621]\n" +
+      `${UNKNOWN_NOTE}\n${KEYS_NOTE}`,
     matches: [
       {
         name: "read_issue",
         signature: "relay.read_issue(args: { id: string }): Promise<unknown>",
+        result: "unknown",
         write: false,
       },
       {
         name: "create_issue",
         signature: "relay.create_issue(args: { repo: string; title: string }): Promise<unknown>",
+        result: "unknown",
         write: true,
         kinds: [1621],
       },
@@ -68,16 +80,17 @@ Deno.test("an empty or blank query lists every function, one line each, writes m
   };
   assert.deepEqual(search(SMALL, ""), expected);
   assert.deepEqual(search(SMALL, "  \n\t"), expected);
-  assert.deepEqual(search(SMALL, "", "brief"), expected);
+  assert.deepEqual(search(SMALL, "", { detail: "brief" }), expected);
 });
 
 Deno.test("brief for a query: the signature and the description's first sentence, one line a match", () => {
   assert.equal(
-    search(SMALL, "issue", "brief").text,
+    search(SMALL, "issue", { detail: "brief" }).text,
     '2 of the 2 functions match "issue":\n' +
       "relay.read_issue(args: { id: string }): Promise<unknown> — Read an issue with its replies.\n" +
       "relay.create_issue(args: { repo: string; title: string }): Promise<unknown> — Open a kind 1621 issue " +
-      "on a hosted repository. [write: kind 1621]",
+      "on a hosted repository. [write: kind 1621]\n" +
+      `${UNKNOWN_NOTE}\n${KEYS_NOTE}`,
   );
 });
 
@@ -92,15 +105,20 @@ Deno.test("full, the default for a query: the commented signature, the whole des
       "  /** Repository identifier. */",
       "  repo: string;",
       "  /** Issue title. */",
-      "  title: string;",
-      "}): Promise<unknown>",
+      `  title: string;`,
+      `}${WRITE_ARGS}): Promise<unknown>`,
       "Open a kind 1621 issue on a hosted repository.",
       writeNote("create_issue"),
+      "",
+      UNKNOWN_NOTE,
+      "",
+      KEYS_NOTE,
     ].join("\n"),
   );
   assert.deepEqual(found.matches, [{
     name: "create_issue",
-    signature: toolSignature(callable(CREATE_ISSUE), "full"),
+    signature: toolSignature(callable(CREATE_ISSUE), "full", { write: true }),
+    result: "unknown",
     write: true,
     kinds: [1621],
   }]);
@@ -116,7 +134,7 @@ Deno.test("full, the default for a query: the commented signature, the whole des
   );
   // Full asked with a blank query: every function in full.
   assert.match(
-    search(SMALL, "", "full").text,
+    search(SMALL, "", { detail: "full" }).text,
     /^2 functions a tiny_execute program may call, as .*:\n\nrelay\.read_issue\(args: \{\n/,
   );
 });
@@ -156,7 +174,7 @@ Deno.test("the write note, for each write tool of WRITE_KINDS; none for a read t
   // Each write tool of the strict relay's table carries its note in full, and its kinds in the structure.
   for (const tool of TABLE.filter((tool) => WRITE_TOOLS.includes(tool.name))) {
     const found = search([tool], tool.name);
-    assert.ok(found.text.endsWith(writeNote(tool.name)!), tool.name);
+    assert.ok(found.text.split("\n\n")[1].endsWith(writeNote(tool.name)!), tool.name);
     assert.deepEqual(found.matches[0].kinds, WRITE_KINDS[tool.name]);
   }
 });
@@ -209,32 +227,33 @@ Deno.test("at most 10 matches in full, the rest counted with how to narrow; brie
   assert.ok(
     full.text.endsWith(
       '15 more match: ask with detail "brief" for every match on one line, or add words (a function\'s ' +
-        "name, such as widget_0) to narrow.",
+        `name, such as widget_0) to narrow.\n\n${UNKNOWN_NOTE}`,
     ),
     full.text.slice(-200),
   );
-  assert.equal(full.text.split("\n\n").length, 1 + MAX_FULL + 1);
-  const brief = search(many, "widget", "brief");
+  assert.equal(full.text.split("\n\n").length, 1 + MAX_FULL + 2);
+  const brief = search(many, "widget", { detail: "brief" });
   assert.equal(brief.shown, 25);
-  assert.equal(brief.text.split("\n").length, 26);
+  assert.equal(brief.text.split("\n").length, 27);
   assert.match(search(tools(11, (i) => `Widget ${i}.`), "widget").text, /\n\n1 more matches: ask/);
 });
 
 Deno.test("16 KiB at most whatever the table holds, the cut said; the structure names what is shown", () => {
   const huge = tools(1000, (i) => `Widget ${i}. ${"blah ".repeat(400)}`);
   for (const [query, detail] of [["", undefined], ["widget", "brief"], ["widget", "full"]] as const) {
-    const found = search(huge, query, detail);
+    const found = search(huge, query, { detail });
     assert.ok(bytes(found.text) <= MAX_TEXT_BYTES, `${query} ${detail}: ${bytes(found.text)}`);
     assert.equal(found.total, 1000);
     assert.equal(found.matches.length, found.shown);
-    const lastLine = found.text.slice(found.text.lastIndexOf("\n") + 1);
+    const lastLine = found.text.slice(0, -UNKNOWN_NOTE.length - 1).trimEnd().split("\n").at(-1)!;
+    assert.ok(found.text.endsWith(UNKNOWN_NOTE));
     assert.ok(found.shown > 0 && found.shown < (detail === "full" ? MAX_FULL : 1000), String(found.shown));
     assert.match(lastLine, new RegExp(`^\\[cut at 16 KiB: ${found.shown} of 1000 functions shown; `));
     for (const match of found.matches) assert.ok(found.text.includes(match.signature), match.name);
   }
-  assert.match(search(huge, "").text, /search with words to narrow\]$/);
-  assert.match(search(huge, "widget", "brief").text, /narrow the query\]$/);
-  assert.match(search(huge, "widget").text, /narrow the query, or ask with detail "brief"\]$/);
+  assert.match(search(huge, "").text, /search with words to narrow\]\nA result typed/);
+  assert.match(search(huge, "widget", { detail: "brief" }).text, /narrow the query\]\nA result typed/);
+  assert.match(search(huge, "widget").text, /narrow the query, or ask with detail "brief"\]\n\nA result/);
   // One description longer than the bound, in full: cut on a character boundary, with the cut said.
   const long = tools(3, () => `Widget. ${"é".repeat(40_000)}`);
   const found = search(long, "widget");
@@ -243,7 +262,7 @@ Deno.test("16 KiB at most whatever the table holds, the cut said; the structure 
   assert.equal(found.matches.length, 1);
   assert.match(
     found.text,
-    /é…\n\n\[cut at 16 KiB: 1 of 3 functions shown; narrow the query, or ask with detail "brief"\]$/,
+    /é…\n\n\[cut at 16 KiB: 1 of 3 functions shown; narrow the query, or ask with detail "brief"\]\n\nA result/,
   );
   assert.ok(!found.text.includes("\uFFFD"));
 });
@@ -279,7 +298,7 @@ Deno.test("the strict relay's table: 'issues' finds list_issues first; blank lis
     issues.text,
     /\n\nrelay\.list_issues\(args: \{\n {2}\/\*\* Repository owner, hex pubkey\. \*\/\n {2}owner: string;/,
   );
-  const rooms = search(TABLE, "room messages", "brief");
+  const rooms = search(TABLE, "room messages", { detail: "brief" });
   assert.deepEqual(rooms.matches.slice(0, 2).map((match) => match.name), ["read_room", "post_message"]);
   assert.deepEqual(search(TABLE, "isue").matches.slice(0, 3).map((match) => match.name).sort(), [
     "create_issue",
@@ -296,4 +315,30 @@ Deno.test("the strict relay's table: 'issues' finds list_issues first; blank lis
     share < 0.25,
     `the listing is ${bytes(all.text)} bytes, ${(share * 100).toFixed(1)}% of ${listed}`,
   );
+});
+
+Deno.test("languages and notes: json lines are requests alone; pages and keys said once where they apply", () => {
+  const rooms = TABLE.filter((tool) => ["list_rooms", "post_message"].includes(tool.name));
+  const json = search(rooms, "", { language: "json" });
+  const lines = json.text.split("\n");
+  assert.deepEqual(lines.slice(1, 3).map((line) => JSON.parse(line).params.name), [
+    "list_rooms",
+    "post_message",
+  ]);
+  assert.deepEqual(
+    json.matches.map((match) => match.request),
+    rooms.map((tool) => toolsCall(callable(tool))),
+  );
+  assert.ok(!json.text.includes("Pages:") && !json.text.includes("idempotencyKey"), "no program there");
+  const typescript = search(rooms, "", { hash: "0123456789ab" });
+  for (const note of ["Pages: an answer with a next_cursor", KEYS_NOTE, UNKNOWN_NOTE]) {
+    assert.equal(typescript.text.split(note).length, 2, `once: ${note.slice(0, 30)}`);
+  }
+  assert.equal(typescript.hash, "0123456789ab");
+  assert.ok(typescript.text.endsWith(tableHashLine("0123456789ab")));
+  const javascript = search(rooms, "post", { language: "javascript" });
+  assert.match(javascript.text, /\n \* @param \{\{ idempotencyKey\?: string \}\} \[options\]/);
+  assert.match(javascript.text, /\nrelay\.post_message\(args, options\)\n/);
+  const reads = search(rooms.slice(0, 1), "");
+  assert.ok(!reads.text.includes("idempotencyKey"), "no write shown, no key note");
 });

@@ -4,15 +4,19 @@
 
 import assert from "node:assert/strict";
 import { CallToolResultSchema, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import { shortHash } from "../../lib/code/digest.ts";
 import { search } from "../../lib/code/search.ts";
 import {
   MAX_QUERY,
   parseSearchArgs,
+  resultOf,
   SEARCH_ENTRY,
   SEARCH_TOOL,
   searchTool,
+  tableHash,
   unavailableText,
 } from "../../lib/code/search_tool.ts";
+import { SeenResults } from "../../lib/code/seen_results.ts";
 import { exposedTable } from "../../lib/facade/exposed_table.ts";
 import { READ_TOOLS, WRITE_TOOLS } from "../../lib/facade/tools.ts";
 import type { CallToolResult, Tool } from "../../lib/wire/mcp.ts";
@@ -22,7 +26,7 @@ const TABLE = exposedTable(DEFAULT_TOOLS, [...READ_TOOLS, ...WRITE_TOOLS]).value
 const READS = exposedTable(DEFAULT_TOOLS, READ_TOOLS).value;
 const textOf = (result: CallToolResult) => result.content[0].text!;
 
-Deno.test("the entry: a valid MCP tool, read-only, a query and an optional detail, nothing else", () => {
+Deno.test("the entry: a valid MCP tool, read-only, a query, an optional detail and language, nothing else", () => {
   assert.equal(SEARCH_TOOL, "tiny_search");
   assert.equal(SEARCH_ENTRY.name, SEARCH_TOOL);
   assert.ok(ToolSchema.safeParse(SEARCH_ENTRY).success);
@@ -31,7 +35,8 @@ Deno.test("the entry: a valid MCP tool, read-only, a query and an optional detai
     required: string[];
     additionalProperties: boolean;
   };
-  assert.deepEqual(Object.keys(schema.properties), ["query", "detail"]);
+  assert.deepEqual(Object.keys(schema.properties), ["query", "detail", "language"]);
+  assert.deepEqual(schema.properties.language.enum, ["typescript", "javascript", "json"]);
   assert.deepEqual(schema.required, ["query"]);
   assert.equal(schema.additionalProperties, false);
   assert.equal(schema.properties.query.type, "string");
@@ -39,12 +44,20 @@ Deno.test("the entry: a valid MCP tool, read-only, a query and an optional detai
   assert.deepEqual(schema.properties.detail.enum, ["brief", "full"]);
   assert.equal(SEARCH_ENTRY.annotations?.readOnlyHint, true);
   // Written for the model: what it searches, how a program calls, what a call returns and throws.
-  for (const said of [/tiny_execute/, /`relay\.<name>\(args/, /structuredContent/, /throws/, /empty query/]) {
+  const words = [
+    /tiny_execute/,
+    /`relay\.<name>\(args/,
+    /structuredContent/,
+    /throws/,
+    /empty query/,
+    /hash/,
+  ];
+  for (const said of [...words, /outputSchema, else the shape of the answers seen this session/]) {
     assert.match(SEARCH_ENTRY.description!, said);
   }
 });
 
-Deno.test("parseSearchArgs: the query and detail taken; each refusal in its words", () => {
+Deno.test("parseSearchArgs: the query, detail and language taken; each refusal in its words", () => {
   assert.deepEqual(parseSearchArgs({ query: "issues" }), { ok: true, query: "issues" });
   assert.deepEqual(parseSearchArgs({ query: "" }), { ok: true, query: "" });
   assert.deepEqual(parseSearchArgs({ query: "x", detail: "brief" }), {
@@ -53,6 +66,9 @@ Deno.test("parseSearchArgs: the query and detail taken; each refusal in its word
     detail: "brief",
   });
   assert.deepEqual(parseSearchArgs({ query: "x", detail: "full" }), { ok: true, query: "x", detail: "full" });
+  for (const language of ["typescript", "javascript", "json"]) {
+    assert.deepEqual(parseSearchArgs({ query: "x", language }), { ok: true, query: "x", language });
+  }
   assert.deepEqual(parseSearchArgs({ query: "q".repeat(MAX_QUERY) }), {
     ok: true,
     query: "q".repeat(MAX_QUERY),
@@ -69,7 +85,15 @@ Deno.test("parseSearchArgs: the query and detail taken; each refusal in its word
     [{ query: "x", detail: "verbose" }, 'invalid arguments: detail must be "brief" or "full"'],
     [{ query: "x", detail: null }, 'invalid arguments: detail must be "brief" or "full"'],
     [{ query: "x", detail: ["full"] }, 'invalid arguments: detail must be "brief" or "full"'],
-    [{ query: "x", language: "typescript" }, 'invalid arguments: unknown field "language"'],
+    [
+      { query: "x", language: "http" },
+      'invalid arguments: language must be "typescript", "javascript" or "json"',
+    ],
+    [
+      { query: "x", language: null },
+      'invalid arguments: language must be "typescript", "javascript" or "json"',
+    ],
+    [{ query: "x", lang: "json" }, 'invalid arguments: unknown field "lang"'],
     [{ query: "x", "a\nb": 1 }, 'invalid arguments: unknown field "a\\nb"'],
   ];
   for (const [args, error] of refusals) {
@@ -89,15 +113,22 @@ function counted(table: () => Promise<Tool[] | { unavailable: string }>) {
 
 Deno.test("a call: the rendering as its one text block, the matches as structure, never an error", async () => {
   const { tool } = counted(() => Promise.resolve(TABLE));
+  const hash = await shortHash(TABLE);
   for (
     const [query, detail] of [["issues", undefined], ["room messages", "brief"], ["", undefined]] as const
   ) {
     const result = await tool.call(detail ? { query, detail } : { query });
     assert.ok(CallToolResultSchema.safeParse(result).success);
-    const found = search(TABLE, query, detail);
+    const found = search(TABLE, query, { detail, hash });
     assert.deepEqual(result, {
       content: [{ type: "text", text: found.text }],
-      structuredContent: { matches: found.matches, total: found.total, shown: found.shown },
+      structuredContent: {
+        matches: found.matches,
+        total: found.total,
+        shown: found.shown,
+        language: "typescript",
+        tableHash: hash,
+      },
       isError: false,
     });
   }
@@ -107,7 +138,68 @@ Deno.test("a call: the rendering as its one text block, the matches as structure
   const none = await tool.call({ query: "xyzzy" });
   assert.equal(none.isError, false);
   assert.match(textOf(none), /^No function matches "xyzzy"\. The closest names: /);
-  assert.deepEqual(none.structuredContent, { matches: [], total: 0, shown: 0 });
+  assert.match(textOf(none), new RegExp(`\\nTable hash: ${hash} \\(tiny_execute's answer gives`));
+  assert.deepEqual(none.structuredContent, {
+    matches: [],
+    total: 0,
+    shown: 0,
+    language: "typescript",
+    tableHash: hash,
+  });
+});
+
+Deno.test("every answer ends with the table's hash: the same table the same, another table another", async () => {
+  let table = READS;
+  const { tool } = counted(() => Promise.resolve(table));
+  const hashOf = async (args: Record<string, unknown>) => {
+    const result = await tool.call(args);
+    const line = textOf(result).split("\n").at(-1)!;
+    assert.match(line, /^Table hash: [0-9a-f]{12} /);
+    assert.equal(line.slice(12, 24), (result.structuredContent as { tableHash: string }).tableHash);
+    return line.slice(12, 24);
+  };
+  const first = await hashOf({ query: "rooms" });
+  assert.equal(await hashOf({ query: "", language: "json" }), first, "whatever the query and language");
+  assert.equal(first, await tableHash(READS));
+  assert.equal(await tableHash(READS), await tableHash(READS), "kept for the table held");
+  table = READS.map((entry) => entry.name === "list_rooms" ? { ...entry, description: "Changed." } : entry);
+  assert.notEqual(await hashOf({ query: "rooms" }), first, "a description changed");
+  table = READS.filter((entry) => entry.name !== "read_status");
+  assert.notEqual(await hashOf({ query: "rooms" }), first, "a tool gone");
+});
+
+Deno.test("result types: the outputSchema's, else the answers seen (marked), else unknown", async () => {
+  const seen = new SeenResults((task) => task());
+  const rooms = { ...READS.find((entry) => entry.name === "list_rooms")!, outputSchema: undefined };
+  const status = {
+    ...READS.find((entry) => entry.name === "read_status")!,
+    outputSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+  };
+  const table = [rooms, status];
+  const tool = searchTool(() => Promise.resolve(table), (name, max) => seen.typeOf(name, max));
+  const before = textOf(await tool.call({ query: "list rooms", detail: "brief" }));
+  assert.match(before, /relay\.list_rooms\(args\?: \{[^\n]*\}\): Promise<unknown>/);
+  assert.match(before, /A result typed `unknown` is not known yet: log the first answer/);
+  seen.record("list_rooms", {
+    content: [],
+    structuredContent: { items: [{ id: "general", members: 2 }], next_cursor: "" },
+  });
+  const after = await tool.call({ query: "list rooms" });
+  assert.match(
+    textOf(after),
+    /\}\): Promise<\{ items: \{ id: string; members: number \}\[\]; next_cursor: string \}> \/\* as seen in 1 answer, not promised \*\//,
+  );
+  assert.match(textOf(after), /A type marked as seen is the shape of this session's answers, not a promise/);
+  assert.match(
+    textOf(after),
+    /Pages: an answer with a next_cursor also has hasNextPage\(\), getNextPage\(\)/,
+  );
+  const matches = (after.structuredContent as { matches: { name: string; result: string }[] }).matches;
+  assert.deepEqual(matches.map((match) => [match.name, match.result]), [["list_rooms", "seen"]]);
+  // read_status declares an outputSchema: that is its type, whatever was seen.
+  seen.record("read_status", { content: [], structuredContent: { other: 1 } });
+  const said = resultOf((name, max) => seen.typeOf(name, max))(status, "brief");
+  assert.deepEqual(said, { text: "{ ok: boolean }", source: "schema" });
 });
 
 Deno.test("the table is read at each call: what --tools and --allow-writes expose now, and only that", async () => {

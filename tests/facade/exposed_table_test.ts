@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { resolveExposure } from "../../lib/facade/tools.ts";
-import { exposedTable } from "../../lib/facade/exposed_table.ts";
+import { exposedTable, withOutputSchemas } from "../../lib/facade/exposed_table.ts";
 import {
   CONTRACT_READ,
   CONTRACT_WRITE,
@@ -93,4 +93,23 @@ Deno.test("exposedTable", async (t) => {
     const table = tableOf([{ name: "read_room", description: "d" }], ["read_room"]);
     assert.deepEqual(table[0], { name: "read_room", description: "d", inputSchema: { type: "object" } });
   });
+});
+
+Deno.test("withOutputSchemas: a program's search keeps the relay's object output schemas, nothing else", () => {
+  const schema = { type: "object", properties: { items: { type: "array" } } };
+  const relay = [
+    relayEntry("list_rooms", { outputSchema: schema }),
+    relayEntry("read_room", { outputSchema: { type: "string" } }),
+    relayEntry("read_thread", { outputSchema: "not a schema" }),
+    relayEntry("list_issues", { outputSchema: undefined }),
+    relayEntry("list_rooms", { outputSchema: { type: "object", properties: {} } }),
+  ];
+  const table = tableOf(relay, ["list_rooms", "read_room", "read_thread", "list_issues"]);
+  const searchable = withOutputSchemas(table, relay);
+  assert.deepEqual(searchable.map((tool) => tool.outputSchema), [schema, undefined, undefined, undefined]);
+  assert.deepEqual(searchable[0], { ...table[0], outputSchema: schema }, "the first entry of a name counts");
+  assert.equal(searchable[1], table[1], "the others as they are");
+  assert.ok(table.every((tool) => tool.outputSchema === undefined), "the host's table untouched");
+  const none = tableOf([relayEntry("read_room", { outputSchema: undefined })], ["read_room"]);
+  assert.equal(withOutputSchemas(none, []), none);
 });

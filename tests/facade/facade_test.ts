@@ -10,7 +10,7 @@ import type { RelayAnswer, RelayFailure } from "../../lib/relay/answer.ts";
 import { Signer } from "../../lib/key/signer.ts";
 import { PackageLoadError } from "../../lib/key/stack.ts";
 import { WriteBudget } from "../../lib/oversight/write_budget.ts";
-import { WriteGate } from "../../lib/oversight/write_gate.ts";
+import { WriteGate, type WriteNote } from "../../lib/oversight/write_gate.ts";
 import type { AuditEntry } from "../../lib/oversight/audit_record.ts";
 import type { ConfirmAnswer } from "../../lib/oversight/confirmation.ts";
 import type { Scheduler } from "../../lib/facade/table.ts";
@@ -106,6 +106,7 @@ function setup(options: Partial<Omit<FacadeOptions, "relay" | "signer" | "log" |
     schedule: options.schedule ?? (() => () => {}),
     gate: options.gate,
     programTools: options.programTools,
+    answered: options.answered,
   });
   return { relay, facade, logs };
 }
@@ -731,6 +732,30 @@ Deno.test("a program's calls (an origin with a signal) stop when it does; the ho
     assert.equal(result.isError, true);
     assert.equal(relay.calls.length, 1, "the template's call only; no resubmission");
   });
+  await t.step(
+    "a write is told to the program as it leaves: one cut off meanwhile reports it sent",
+    async () => {
+      const { relay, facade } = setup({ exposed: writes, allowWrites: true });
+      const notes: WriteNote[] = [];
+      const origin = { via: "tiny_execute", noted: (note: WriteNote) => void notes.push(note) };
+      relay.callAnswers.push(templateAnswer(9), (_name, args) => {
+        assert.deepEqual(notes.map((note) => note.outcome), ["unknown"], "noted before the relay has it");
+        assert.equal(notes[0].event, (args.event as { id: string }).id);
+        return ok({ content: [{ type: "text", text: "published" }], structuredContent: { accepted: true } });
+      });
+      await facade.callTool({ name: "post_message", arguments: { room: "general", content: "x" } }, {
+        origin,
+      });
+      assert.deepEqual(notes.map((note) => note.outcome), ["unknown", "accepted"], "then its receipt");
+      notes.length = 0;
+      relay.callAnswers.push(() => {
+        assert.deepEqual(notes, [{ tool: "upload_attachment", outcome: "unknown", why: notes[0]?.why }]);
+        return ok({ content: [{ type: "text", text: "stored" }], structuredContent: { url: "u" } });
+      });
+      await facade.callTool({ name: "upload_attachment", arguments: { room: "general" } }, { origin });
+      assert.deepEqual(notes.map((note) => note.outcome), ["unknown", "accepted"]);
+    },
+  );
   await t.step("the host cancelled its own call: it still runs (facade.md)", async () => {
     const { relay, facade } = setup();
     const cancelled = new AbortController();
@@ -804,4 +829,46 @@ Deno.test("code mode: the program tools in place of the relay's; the relay's too
   await t.step("the host calls the program tools as any local tool", async () => {
     assert.equal(textOf(resultOf(await facade.callTool({ name: "tiny_execute", arguments: {} }))), "ran");
   });
+});
+
+Deno.test("answered: each relay tool's answer, made valid, whoever called; never a local tool's or a refusal's", async () => {
+  const seen: [string, CallToolResult][] = [];
+  const { facade, relay } = setup({
+    exposed: ["list_rooms", "read_room", "post_message"],
+    allowWrites: true,
+    answered: (tool, result) => void seen.push([tool, result]),
+  });
+  relay.table = [
+    {
+      ...relayTool("list_rooms"),
+      outputSchema: { type: "object", properties: { items: { type: "array" } } },
+    },
+    relayTool("read_room"),
+    relayTool("post_message"),
+  ];
+  assert.equal(facade.heldExposedTable(), undefined, "none held before the first fetch; none fetched for it");
+  assert.equal(relay.lists, 0);
+  relay.callAnswers.push(ok({ content: [{ type: "text", text: "{}" }], structuredContent: { items: [] } }));
+  const direct = resultOf(await facade.callTool({ name: "list_rooms", arguments: {} }));
+  relay.callAnswers.push(failed({ class: "relay", detail: "not found: room" }));
+  await facade.callTool({ name: "read_room", arguments: { id: "x" } }, { resource: true });
+  await facade.callTool({ name: "read_room", arguments: {} }, { origin: { via: "tiny_execute" } });
+  await facade.callTool({ name: TINY_DIAGNOSE, arguments: {} });
+  await facade.callTool({ name: "read_status", arguments: {} });
+  assert.deepEqual(seen.map(([tool, result]) => [tool, result.isError === true]), [
+    ["list_rooms", false],
+    ["read_room", true],
+    ["read_room", false],
+  ]);
+  assert.equal(seen[0][1], direct, "the result the caller gets, once made valid");
+  // The program's search reads the relay's output schemas; the host's list never does.
+  const searchable = await facade.exposedTable();
+  assert.equal(searchable.ok && facade.heldExposedTable(), searchable.ok && searchable.table, "held now");
+  assert.ok(searchable.ok && searchable.table[0].outputSchema);
+  const listed = await facade.listTools();
+  assert.equal(listed[0].outputSchema, undefined);
+  // The relay reports a tool it no longer lists: the table is dropped, and nothing is held until read again.
+  relay.callAnswers.push(failed({ class: "relay", detail: "Unknown tool: read_room", unknownTool: true }));
+  await facade.callTool({ name: "read_room", arguments: {} }, { origin: { via: "tiny_execute" } });
+  assert.equal(facade.heldExposedTable(), undefined);
 });

@@ -35,13 +35,16 @@ Deno.test("--read-tool: tiny_read named in a few words, in fewer when the rest l
   assert.ok(instructions(false, false, true).startsWith(instructions(false).split(" Rooms, threads")[0]));
 });
 
-Deno.test("code mode: where the relay's tools went, how a program calls them, and to read before running again", () => {
+Deno.test("code mode: where the relay's tools went, how a program calls them, and a key for every write", () => {
   const text = instructions(false, true);
   assert.ok(text.startsWith(instructions(false).split(" Rooms, threads")[0]), "the base first, unchanged");
   assert.match(text, /tiny_search shows their signatures/);
   assert.match(text, /tiny_execute runs `async function run\(relay\) \{…\}`/);
   assert.match(text, /each `await relay\.<name>\(args\)` one call, writes held as usual/);
-  assert.match(text, /Before running one again, read what its answer says was sent/);
+  assert.match(
+    text,
+    /writes held as usual\. Key each write, `\(args, \{idempotencyKey\}\)`: never sent twice\./,
+  );
   for (const listening of [false, true]) {
     assert.doesNotMatch(instructions(listening, false), /tiny_execute|tiny_search/);
   }

@@ -279,4 +279,33 @@ Deno.test("a write from a program (withOrigin): the question names it and its in
       assert.equal(plainEntries.at(-1)!.via, undefined, "a host's own write names no program");
     },
   );
+  await t.step(
+    "a write's idempotency key is in its entry; sending() tells the program before the answer",
+    async () => {
+      const keyed = gate.withOrigin({
+        via: "tiny_execute",
+        idempotencyKey: "greet-1",
+        noted: (note) => void notes.push(note),
+      });
+      keyed.sending("post_message", EVENT.id);
+      assert.deepEqual(notes.at(-1), {
+        tool: "post_message",
+        outcome: "unknown",
+        event: EVENT.id,
+        why: "sent; the relay had not answered when this was said",
+      });
+      const count = entries.length;
+      await keyed.signed(
+        "post_message",
+        { room: "general" },
+        EVENT,
+        { ok: true, result: PUBLISHED },
+        PUBLISHED,
+      );
+      assert.equal(entries.length, count + 1, "sending() wrote no entry; the answer one");
+      assert.deepEqual(entries.at(-1)!.via, { tool: "tiny_execute", idempotency_key: "greet-1" });
+      gate.sending("react");
+      assert.equal(entries.length, count + 1, "without a program, nobody to tell");
+    },
+  );
 });
