@@ -11,7 +11,8 @@
 //   (c) the fixed cost of one tiny_execute making one read, against that read called directly.
 // And, on loopback, (d) spawn → initialize answer with and without --code-mode, and (e) the TypeScript
 // case (code_typescript.ts): the one-read program in TypeScript against the same in JavaScript, cold and
-// warm, beside the --baseline checkout's when one is given.
+// warm, beside the --baseline checkout's when one is given; and with --baseline, (f) code mode's fixed
+// cost and spawn → initialize against the older checkout's (code_baseline.ts).
 
 import { issuesContent } from "../../tests/support/strict_relay/content_gen_repo.ts";
 import { newKey, type TestKey } from "../../tests/support/tinyagent.ts";
@@ -19,6 +20,7 @@ import { testCertificates } from "../../tests/support/tls.ts";
 import type { Checkout } from "./checkout.ts";
 import { type ChildSpec, type Line, LineChild, resultOf } from "./child.ts";
 import { programs, typescriptCase, typescriptRows, typescriptTargets } from "./code_typescript.ts";
+import { baselineRows, baselineSamples, baselineTargets } from "./code_baseline.ts";
 import { callLine, INITIALIZE_PARAMS, requestLine } from "./fixture.ts";
 import { type Endpoint, endpoint, remoteScenarios, type Scenario } from "./remote.ts";
 import type { BenchResult, Target } from "./report.ts";
@@ -299,6 +301,32 @@ async function typescriptSamples(options: CodeBenchOptions) {
   }
 }
 
+/** (f): with --baseline, code mode now against the baseline's, on loopback. */
+async function againstBaseline(options: CodeBenchOptions) {
+  if (!options.baseline) return undefined;
+  const baseline = options.baseline;
+  const at = await endpoint({ key: "plain", title: "", relay: { keepAlive: true }, delayed: false }, 0);
+  const key = newKey();
+  const content = issuesContent(key.pubkey, REPO, ISSUES);
+  at.relay.seed(content.seed);
+  try {
+    return await baselineSamples({
+      baseline,
+      reads: options.reads,
+      batch: options.batch,
+      spawns: options.spawns,
+      args: readArgs(key.pubkey, content.issues[0].event.id),
+      spec: (which, code) => ({
+        ...specOf(code ? "code" : "plain", at, key, ""),
+        env: {},
+        ...(which === "now" ? {} : { program: "baseline" as const, baseline }),
+      }),
+    });
+  } finally {
+    await at.relay.close();
+  }
+}
+
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const pct = (part: number, whole: number) => `${((part / whole) * 100).toFixed(1)}%`;
 
@@ -418,6 +446,12 @@ export async function codeBench(options: CodeBenchOptions): Promise<BenchResult>
   }
   rows.push(...typescriptRows(typescript));
   targets.push(...typescriptTargets(typescript));
+  const before = await againstBaseline(options);
+  if (before) {
+    options.log("code: against the baseline done");
+    rows.push(...baselineRows(before));
+    targets.push(...baselineTargets(before));
+  }
   return {
     name: "code",
     title:
@@ -441,12 +475,21 @@ export async function codeBench(options: CodeBenchOptions): Promise<BenchResult>
       "program (QuickJS's load), a warm one, the first TypeScript program (the type stripper's load; RSS from " +
       `/proc just before and after it), then ${options.tsWarm} warm programs of each language, alternating. ` +
       "The TypeScript program holds a `<`, so it is always stripped; the JavaScript one never is.",
+      ...(before
+        ? [
+          "Against the baseline: this checkout's and the baseline's plain host and code mode, four processes as " +
+          "shipped taking turns at one read (direct, or a one-read program); the judged figure is the program's " +
+          "p50 now / baseline, its fixed cost (the difference from a direct read) shown beside. Spawn → " +
+          "initialize with --code-mode: the two checkouts spawned in turn.",
+        ]
+        : []),
     ],
     data: {
       options: { ...options, log: undefined, baseline: options.baseline?.dir },
       results,
       spawn,
       typescript,
+      againstBaseline: before,
     },
   };
 }
