@@ -20,6 +20,7 @@ import { listenBench } from "./lib/listen.ts";
 import { resourcesBench } from "./lib/resources.ts";
 import { signer } from "./lib/signer.ts";
 import { codeBench } from "./lib/code.ts";
+import { memoryBench } from "./lib/memory.ts";
 import { baselineAt, type Checkout } from "./lib/checkout.ts";
 import { readProc } from "./lib/child.ts";
 import { type BenchResult, environment, render, save } from "./lib/report.ts";
@@ -37,6 +38,7 @@ const BENCHMARKS = [
   "resources",
   "signer",
   "code",
+  "memory",
 ] as const;
 type Name = (typeof BENCHMARKS)[number];
 
@@ -66,9 +68,11 @@ const HELP = `Usage: deno task bench [flags]
   --code-runs N            code: runs of the 20-issue scenario each, per network (default 20, quick 2)
   --code-reads N           code: single reads each, per network (default 200, quick 20)
   --code-spawns N          code: spawns each to the initialize answer (default 40, quick 3)
+  --memory-samples N       memory: fresh processes of each kind (default 5, quick 1)
+  --memory-programs N      memory: programs after the first, for code mode's growth (default 200, quick 20)
   --baseline DIR           also run the tinyagent checkout in DIR (an absolute path, e.g. a throwaway
                            \`git worktree add /tmp/base <commit>\`) in startup, overhead, payloads,
-                           remote, rpc and listen, taking turns with this one, with its own deno.json
+                           remote, rpc, listen and memory, taking turns with this one, with its own deno.json
                            and lockfile (--config DIR/deno.json); its packages are cached first with
                            \`deno cache --config DIR/deno.json DIR/main.ts\`
   --no-keepalive           the relay closes every connection in every benchmark (default: keep-alive;
@@ -104,6 +108,8 @@ const { values } = parseArgs({
     "code-runs": { type: "string" },
     "code-reads": { type: "string" },
     "code-spawns": { type: "string" },
+    "memory-samples": { type: "string" },
+    "memory-programs": { type: "string" },
     baseline: { type: "string" },
     "no-keepalive": { type: "boolean", default: false },
     out: { type: "string" },
@@ -135,9 +141,10 @@ for (const name of only) {
   }
 }
 if (
-  Deno.build.os !== "linux" && (only.includes("payloads") || only.includes("soak") || only.includes("rpc"))
+  Deno.build.os !== "linux" &&
+  (["payloads", "soak", "rpc", "memory"] as Name[]).some((name) => only.includes(name))
 ) {
-  console.error("bench: payloads, soak and rpc read /proc/<pid>/status, so they run on Linux only");
+  console.error("bench: payloads, soak, rpc and memory read /proc/<pid>/status, so they run on Linux only");
   Deno.exit(1);
 }
 
@@ -248,6 +255,14 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       reads: number("code-reads", 200, 20),
       batch: values.quick ? 5 : 20,
       spawns: number("code-spawns", 40, 3),
+      log,
+    }),
+  memory: () =>
+    memoryBench({
+      samples: number("memory-samples", 5, 1),
+      programs: number("memory-programs", 200, 20),
+      idleMs: 1500,
+      baseline,
       log,
     }),
   resources: () =>
