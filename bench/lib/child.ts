@@ -36,6 +36,7 @@ export type Program =
   | "floor"
   | "empty"
   | "empty-worker"
+  | "memory-parts"
   | "empty-stream"
   | "rpc"
   | "baseline-rpc"
@@ -102,6 +103,14 @@ export function spawnOptions(spec: ChildSpec): SpawnOptions {
       return { flags, env, script: `${BENCH}empty.ts`, args: [] };
     case "empty-worker":
       return { flags, env, script: `${BENCH}empty_worker.ts`, args: [] };
+    case "memory-parts":
+      // Its parts are tinyagent's modules imported by URL, which needs read permission for the checkout.
+      return {
+        flags: [...flags, `--allow-read=${HERE.dir}`],
+        env,
+        script: `${BENCH}memory_parts.ts`,
+        args: spec.args ?? [],
+      };
     case "empty-stream":
       return { flags, env, script: `${BENCH}empty.ts`, args: ["stream"] };
     case "rpc-floor":

@@ -1,13 +1,13 @@
 // 11. Idle memory, side by side with an empty Deno process in one run: `mcp` as shipped (launch.ts with
 // the start task's flags, so the session runs in the sandbox's worker) once it has answered initialize
 // and tools/list; `mcp --code-mode` as shipped after one JavaScript program, after many more, and after
-// one TypeScript program (the first to load the type stripper). For where the memory goes, two
-// references beside them: an empty Deno process with one empty worker (bench/empty_worker.ts), and
-// `mcp` confined (main.ts under the narrow flags: no worker). Each is a fresh process per sample, the
-// order rotating from round to round; with --baseline, the older checkout's mcp and code mode take
-// their turns too.
+// one TypeScript program (the first to load the type stripper). For where the memory goes, references
+// beside them: the parts of a session added one at a time in one thread (bench/memory_parts.ts), `mcp`
+// confined (main.ts under the narrow flags: no worker), and an empty Deno process with one empty worker
+// (bench/empty_worker.ts). Each is a fresh process per sample, the order rotating from round to round;
+// with --baseline, the older checkout's mcp and code mode take their turns too.
 
-import type { Checkout } from "./checkout.ts";
+import { type Checkout, HERE } from "./checkout.ts";
 import { type ChildSpec, LineChild, type Memory, type Program, resultOf } from "./child.ts";
 import { callLine, fixture, INITIALIZE_PARAMS, requestLine, sleep, SMALL_TOOL } from "./fixture.ts";
 import { type BenchResult, type Target, versusBaselineValue } from "./report.ts";
@@ -85,10 +85,16 @@ function kinds(spec: (program: Program) => ChildSpec, options: MemoryBenchOption
     await read("typescript");
   };
   const shipped = (program: Program, args: string[] = []) => ({ ...spec(program), shipped: true, args });
+  // The references that run tinyagent's code get the V8 flags it ships with, and only those.
+  const v8 = HERE.shipped.flags.filter((flag) => flag.startsWith("--v8-flags="));
+  const parts = (names: string) => ({ ...spec("memory-parts"), extraFlags: v8, args: [names] });
   const list: Kind[] = [
     { name: "empty", spec: spec("empty"), drive: idle },
+    { name: "timers", spec: parts("timers"), drive: idle },
+    { name: "modules", spec: parts("timers,modules"), drive: idle },
+    { name: "signing", spec: parts("timers,modules,signing"), drive: idle },
+    { name: "mcp confined", spec: { ...spec("tinyagent"), extraFlags: v8 }, drive: session },
     { name: "empty worker", spec: spec("empty-worker"), drive: idle },
-    { name: "mcp confined", spec: spec("tinyagent"), drive: session },
     { name: "mcp", spec: shipped("tinyagent"), drive: session },
     { name: "code", spec: shipped("tinyagent", ["--code-mode"]), drive: code },
   ];
@@ -108,7 +114,11 @@ async function sample(kind: Kind, idleMs: number): Promise<Reading> {
   try {
     await kind.drive(child, async (name) => {
       await sleep(idleMs);
-      reading[name] = await child.memory();
+      reading[name] = await child.memory().catch((error) => {
+        throw new Error(
+          `memory: ${kind.name} (${error.message}); stderr: ${child.stderr.trim().slice(-2000)}`,
+        );
+      });
     });
     return reading;
   } finally {
@@ -128,39 +138,44 @@ function medians(samples: Record<string, Reading[]>) {
   return { value, growth };
 }
 
+/** Each row: its label, the kind and reading it shows, and the row whose figure it adds to, if any. */
+function rowList(programs: number): [string, string, string, string?][] {
+  return [
+    ["empty Deno process", "empty", "idle"],
+    ["+ Deno's timers (its Node-compatible ones)", "timers", "idle", "empty"],
+    ["+ tinyagent's modules an mcp session evaluates", "modules", "idle", "timers"],
+    ["+ the signing stack: key, npub, one NIP-98 token", "signing", "idle", "modules"],
+    ["mcp confined (one thread, narrow flags)", "mcp confined", "idle", "signing"],
+    ["empty Deno process with one empty worker", "empty worker", "idle", "empty"],
+    ["mcp as shipped, after initialize and tools/list", "mcp", "idle", "mcp confined"],
+    ["mcp --code-mode as shipped, after one program", "code", "one program", "mcp"],
+    [`… after ${programs} more programs`, "code", "more programs"],
+    ["… then one TypeScript program (the stripper)", "code", "typescript", "code more programs"],
+  ];
+}
+
 function rowsAndTargets(samples: Record<string, Reading[]>, options: MemoryBenchOptions) {
   const { value, growth } = medians(samples);
   const empty = value("empty", "idle", "rss");
   const has = (kind: string) => samples[kind] !== undefined;
-  const lines: [string, string, string][] = [
-    ["empty Deno process", "empty", "idle"],
-    ["empty Deno process with one empty worker", "empty worker", "idle"],
-    ["mcp confined (main.ts, narrow flags, no worker)", "mcp confined", "idle"],
-    ["mcp as shipped, after initialize and tools/list", "mcp", "idle"],
-    ["mcp --code-mode as shipped, after one program", "code", "one program"],
-    [`… after ${options.programs} more programs`, "code", "more programs"],
-    ["… then one TypeScript program (the stripper)", "code", "typescript"],
-  ];
-  const rows = lines.map(([label, kind, point]) => {
+  const shown = new Map<string, number>();
+  const rows = rowList(options.programs).map(([label, kind, point, from]) => {
     const rss = value(kind, point, "rss");
-    const base = has(`baseline ${kind}`) && kind !== "mcp confined"
-      ? value(`baseline ${kind}`, point, "rss")
-      : undefined;
+    shown.set(point === "idle" ? kind : `${kind} ${point}`, rss);
+    // The growth row's step is the growth each child showed, not a difference of medians.
+    const added = from === undefined
+      ? (point === "more programs" ? growth(kind) : undefined)
+      : rss - shown.get(from)!;
+    const base = has(`baseline ${kind}`) ? value(`baseline ${kind}`, point, "rss") : undefined;
     return [
       label,
       mib(rss),
+      added === undefined ? "" : mib(added, true),
       times(rss / empty),
       mib(value(kind, point, "anon")),
       base === undefined ? "" : `${mib(base)} (${times(rss / base)})`,
     ];
   });
-  rows.push([
-    `growth over the ${options.programs} programs`,
-    mib(growth("code"), true),
-    "",
-    "",
-    has("baseline code") ? mib(growth("baseline code"), true) : "",
-  ]);
   const ratio = (kind: string, point: string) => value(kind, point, "rss") / empty;
   const targets: Target[] = [
     {
@@ -211,7 +226,7 @@ export async function memoryBench(options: MemoryBenchOptions): Promise<BenchRes
       name: "memory",
       title:
         `Idle memory (${options.samples} fresh processes of each kind, read ${options.idleMs} ms after their last answer)`,
-      columns: ["process", "RSS", "× empty", "anonymous (its own)", "baseline (now / baseline)"],
+      columns: ["process", "RSS", "added", "× empty", "anonymous (its own)", "baseline (now / baseline)"],
       rows,
       targets,
       notes: [
@@ -224,6 +239,10 @@ export async function memoryBench(options: MemoryBenchOptions): Promise<BenchRes
         `Code mode: each program is one tiny_execute of \`${JS_PROGRAM}\`, which must return; the growth is each ` +
         "child's RSS after the further programs less its own after the first, the median over the children. The " +
         "TypeScript program runs after them, so its row adds what loading the type stripper costs.",
+        "'added' is the difference from the row each builds on: the parts are bench/memory_parts.ts started with " +
+        "each prefix of its list in one thread (with the shipped V8 flags, as confined is), confined adds the " +
+        "session's own work, as shipped adds the sandbox's worker, code mode adds QuickJS and one program. The " +
+        "growth row's is the median of each child's own growth.",
       ],
       data: { options: { ...options, log: undefined }, samples },
     };
