@@ -3,13 +3,23 @@
 // and tools/list; `mcp --code-mode` as shipped after one JavaScript program, after many more, and after
 // one TypeScript program (the first to load the type stripper). For where the memory goes, references
 // beside them: the parts of a session added one at a time in one thread (bench/memory_parts.ts), `mcp`
-// confined (main.ts under the narrow flags: no worker), and an empty Deno process with one empty worker
-// (bench/empty_worker.ts). Each is a fresh process per sample, the order rotating from round to round;
+// confined (main.ts under the narrow flags: no worker), an empty Deno process with one empty worker
+// (bench/empty_worker.ts), and `mcp` as shipped over TLS (an https relay, as a real one is). Each is a fresh process per sample, the order rotating from round to round;
 // with --baseline, the older checkout's mcp and code mode take their turns too.
 
+import { startStrictRelay, type StrictRelay } from "../../tests/support/strict_relay/mod.ts";
+import { testCertificates } from "../../tests/support/tls.ts";
 import { type Checkout, HERE } from "./checkout.ts";
 import { type ChildSpec, LineChild, type Memory, type Program, resultOf } from "./child.ts";
-import { callLine, fixture, INITIALIZE_PARAMS, requestLine, sleep, SMALL_TOOL } from "./fixture.ts";
+import {
+  callLine,
+  fixture,
+  INITIALIZE_PARAMS,
+  requestLine,
+  sleep,
+  SMALL_RESULT,
+  SMALL_TOOL,
+} from "./fixture.ts";
 import { type BenchResult, type Target, versusBaselineValue } from "./report.ts";
 import { median, MiB, times } from "./stats.ts";
 import { rotation } from "./turns.ts";
@@ -68,7 +78,11 @@ async function execute(child: LineChild, code: string): Promise<void> {
   }
 }
 
-function kinds(spec: (program: Program) => ChildSpec, options: MemoryBenchOptions): Kind[] {
+function kinds(
+  spec: (program: Program) => ChildSpec,
+  tls: { relay: StrictRelay; caFile: string },
+  options: MemoryBenchOptions,
+): Kind[] {
   const idle = async (_child: LineChild, read: (name: string) => Promise<void>) => await read("idle");
   const session = async (child: LineChild, read: (name: string) => Promise<void>) => {
     await hostHandshake(child);
@@ -79,7 +93,10 @@ function kinds(spec: (program: Program) => ChildSpec, options: MemoryBenchOption
     if (!tools.includes("tiny_execute")) throw new Error(`memory: code mode offers ${tools.join(", ")}`);
     await execute(child, JS_PROGRAM);
     await read("one program");
-    for (let i = 0; i < options.programs; i++) await execute(child, JS_PROGRAM);
+    const half = Math.floor(options.programs / 2);
+    for (let i = 0; i < half; i++) await execute(child, JS_PROGRAM);
+    await read("half the programs");
+    for (let i = half; i < options.programs; i++) await execute(child, JS_PROGRAM);
     await read("more programs");
     await execute(child, TS_PROGRAM);
     await read("typescript");
@@ -96,6 +113,16 @@ function kinds(spec: (program: Program) => ChildSpec, options: MemoryBenchOption
     { name: "mcp confined", spec: { ...spec("tinyagent"), extraFlags: v8 }, drive: session },
     { name: "empty worker", spec: spec("empty-worker"), drive: idle },
     { name: "mcp", spec: shipped("tinyagent"), drive: session },
+    {
+      name: "mcp tls",
+      spec: {
+        ...shipped("tinyagent"),
+        relayUrl: tls.relay.url,
+        relayHost: tls.relay.host,
+        env: { DENO_CERT: tls.caFile },
+      },
+      drive: session,
+    },
     { name: "code", spec: shipped("tinyagent", ["--code-mode"]), drive: code },
   ];
   if (options.baseline) {
@@ -148,7 +175,9 @@ function rowList(programs: number): [string, string, string, string?][] {
     ["mcp confined (one thread, narrow flags)", "mcp confined", "idle", "signing"],
     ["empty Deno process with one empty worker", "empty worker", "idle", "empty"],
     ["mcp as shipped, after initialize and tools/list", "mcp", "idle", "mcp confined"],
+    ["the same with an https relay (TLS)", "mcp tls", "idle", "mcp"],
     ["mcp --code-mode as shipped, after one program", "code", "one program", "mcp"],
+    [`… after ${Math.floor(programs / 2)} more programs`, "code", "half the programs", "code one program"],
     [`… after ${programs} more programs`, "code", "more programs"],
     ["… then one TypeScript program (the stripper)", "code", "typescript", "code more programs"],
   ];
@@ -211,13 +240,17 @@ function rowsAndTargets(samples: Record<string, Reading[]>, options: MemoryBench
 
 export async function memoryBench(options: MemoryBenchOptions): Promise<BenchResult> {
   const fx = await fixture({ keepAlive: true, baseline: options.baseline });
+  const { caFile } = await testCertificates();
+  const relay = await startStrictRelay({ tls: true, keepAlive: true });
+  relay.setTool(SMALL_TOOL, () => SMALL_RESULT);
   try {
-    const list = kinds((program) => fx.spec(program), options);
+    const list = kinds((program) => fx.spec(program), { relay, caFile }, options);
     const samples: Record<string, Reading[]> = {};
     for (let round = 0; round < options.samples; round++) {
       for (const kind of rotation(list, round)) {
         (samples[kind.name] ??= []).push(await sample(kind, options.idleMs));
         fx.forget();
+        relay.requests.length = 0;
       }
       options.log(`memory: round ${round + 1} of ${options.samples}`);
     }
@@ -235,7 +268,8 @@ export async function memoryBench(options: MemoryBenchOptions): Promise<BenchRes
         "which every process running the same Deno shares.",
         "As shipped: `deno run <the start task's flags> launch.ts mcp --relay <url>` (code mode adds --code-mode), so " +
         "the session runs in the sandbox's worker; confined and the references run under the narrow flags " +
-        "(--allow-net=<relay> --allow-env=TINY_PRIVATE_KEY). The relay is the strict relay on loopback.",
+        "(--allow-net=<relay> --allow-env=TINY_PRIVATE_KEY). The relay is the strict relay on loopback, plain HTTP " +
+        "but for the TLS row, whose relay offers TLS with a test CA given through DENO_CERT.",
         `Code mode: each program is one tiny_execute of \`${JS_PROGRAM}\`, which must return; the growth is each ` +
         "child's RSS after the further programs less its own after the first, the median over the children. The " +
         "TypeScript program runs after them, so its row adds what loading the type stripper costs.",
@@ -247,6 +281,7 @@ export async function memoryBench(options: MemoryBenchOptions): Promise<BenchRes
       data: { options: { ...options, log: undefined }, samples },
     };
   } finally {
+    await relay.close();
     await fx.close();
   }
 }
