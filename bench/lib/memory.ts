@@ -4,8 +4,9 @@
 // one TypeScript program (the first to load the type stripper). For where the memory goes, references
 // beside them: the parts of a session added one at a time in one thread (bench/memory_parts.ts), `mcp`
 // confined (main.ts under the narrow flags: no worker), an empty Deno process with one empty worker
-// (bench/empty_worker.ts), and `mcp` as shipped over TLS (an https relay, as a real one is). Each is a fresh process per sample, the order rotating from round to round;
-// with --baseline, the older checkout's mcp and code mode take their turns too.
+// (bench/empty_worker.ts), and `mcp` as shipped over TLS (an https relay, as a real one is). Each is a
+// fresh process per sample, the order rotating from round to round; with --baseline, the older
+// checkout's mcp and code mode take their turns too.
 
 import { startStrictRelay, type StrictRelay } from "../../tests/support/strict_relay/mod.ts";
 import { testCertificates } from "../../tests/support/tls.ts";
