@@ -83,7 +83,7 @@ export function notNode(variant: Variant): Variant {
 type Imported = Awaited<ReturnType<Variant["importModuleLoader"]>>;
 type Loader = Extract<Imported, (...args: never[]) => unknown>;
 
-/** The loader function in what the variant's import gave: itself, or a module's default (as the core unwraps it). */
+/** The loader in what the variant's import gave: itself or a module's default (as the core unwraps it). */
 function loaderOf(imported: Imported): Loader {
   let value: unknown = imported;
   while (typeof value === "object" && value !== null && "default" in value) value = value.default;
@@ -91,7 +91,7 @@ function loaderOf(imported: Imported): Loader {
   return value as Loader;
 }
 
-/** Runs `work` with globalThis.process undefined (its own property replaced, never read), then puts it back. */
+/** Runs `work` with globalThis.process undefined (the property replaced, never read), then puts it back. */
 function withoutProcess<T>(work: () => T): T {
   const own = Object.getOwnPropertyDescriptor(globalThis, "process");
   if (!own?.configurable) return work();
