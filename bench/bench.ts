@@ -21,6 +21,7 @@ import { resourcesBench } from "./lib/resources.ts";
 import { signer } from "./lib/signer.ts";
 import { codeBench } from "./lib/code.ts";
 import { packagesBench } from "./lib/packages.ts";
+import { memoryBench } from "./lib/memory.ts";
 import { baselineAt, type Checkout } from "./lib/checkout.ts";
 import { readProc } from "./lib/child.ts";
 import { type BenchResult, environment, render, save } from "./lib/report.ts";
@@ -39,6 +40,7 @@ const BENCHMARKS = [
   "signer",
   "code",
   "packages",
+  "memory",
 ] as const;
 type Name = (typeof BENCHMARKS)[number];
 
@@ -70,11 +72,14 @@ const HELP = `Usage: deno task bench [flags]
   --code-spawns N          code: spawns each to the initialize answer (default 40, quick 3)
   --code-ts-spawns N       code: processes per checkout of the TypeScript case (default 10, quick 2)
   --code-ts-warm N         code: warm programs of each language per process there (default 50, quick 10)
+  --memory-samples N       memory: fresh processes of each kind (default 5, quick 1)
+  --memory-programs N      memory: programs after the first, for code mode's growth (default 200, quick 20)
   packages                 (no size: one cold run of each checkout, from the npm registry)
   --baseline DIR           also run the tinyagent checkout in DIR (an absolute path, e.g. a throwaway
                            \`git worktree add /tmp/base <commit>\`) in startup, overhead, payloads,
-                           remote, rpc, listen, packages and code's TypeScript case, taking turns with this
-                           one, with its own deno.json and lockfile (--config DIR/deno.json); its
+                           remote, rpc, listen, memory, packages and code (its TypeScript case and
+                           its fixed cost and start-up against this one), taking turns with this one,
+                           with its own deno.json and lockfile (--config DIR/deno.json); its
                            packages are cached first with
                            \`deno cache --config DIR/deno.json DIR/main.ts\`
   --no-keepalive           the relay closes every connection in every benchmark (default: keep-alive;
@@ -112,6 +117,8 @@ const { values } = parseArgs({
     "code-spawns": { type: "string" },
     "code-ts-spawns": { type: "string" },
     "code-ts-warm": { type: "string" },
+    "memory-samples": { type: "string" },
+    "memory-programs": { type: "string" },
     baseline: { type: "string" },
     "no-keepalive": { type: "boolean", default: false },
     out: { type: "string" },
@@ -143,9 +150,10 @@ for (const name of only) {
   }
 }
 if (
-  Deno.build.os !== "linux" && (only.includes("payloads") || only.includes("soak") || only.includes("rpc"))
+  Deno.build.os !== "linux" &&
+  (["payloads", "soak", "rpc", "memory"] as Name[]).some((name) => only.includes(name))
 ) {
-  console.error("bench: payloads, soak and rpc read /proc/<pid>/status, so they run on Linux only");
+  console.error("bench: payloads, soak, rpc and memory read /proc/<pid>/status, so they run on Linux only");
   Deno.exit(1);
 }
 
@@ -262,6 +270,14 @@ const runners: Record<Name, () => Promise<BenchResult>> = {
       log,
     }),
   packages: () => packagesBench({ limit: 12, scratch: outDir, baseline, log }),
+  memory: () =>
+    memoryBench({
+      samples: number("memory-samples", 5, 1),
+      programs: number("memory-programs", 200, 20),
+      idleMs: 1500,
+      baseline,
+      log,
+    }),
   resources: () =>
     resourcesBench({
       reads: number("resource-reads", 500, 50),

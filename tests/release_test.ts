@@ -49,6 +49,16 @@ Deno.test("shipped flags", async (t) => {
     assert.ok(shippedFlags().includes("--no-prompt"));
   });
 
+  // Measured in docs/performance.md ("Idle memory"): without them an idle session holds ~6 MiB more
+  // (libsecp256k1 recompiled by TurboFan at the first signature) and code mode grows ~5 MiB more.
+  await t.step("carry the V8 flags that keep an idle session small, once", () => {
+    const v8 = shippedFlags().filter((flag) => flag.startsWith("--v8-flags="));
+    assert.equal(v8.length, 1, "one --v8-flags, so that none overrides another");
+    const names = v8[0].slice("--v8-flags=".length).split(",");
+    assert.ok(names.includes("--wasm-tiering-budget=130000000"), "WebAssembly tiers up after ~10x the work");
+    assert.ok(names.includes("--max-semi-space-size=1"), "a young generation of 1 MiB semi-spaces");
+  });
+
   // --allow-write is there only to be narrowed: the worker gets write for the audit log's one file,
   // or none, and the main thread revokes it (tests/e2e/sandbox_test.ts proves both).
   await t.step("grant no run, ffi, sys or all", () => {

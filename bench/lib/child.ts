@@ -22,6 +22,8 @@ export interface Trip {
 export interface Memory {
   rss: number;
   hwm: number;
+  /** The anonymous part of rss: what the process holds alone (the runtime's code pages are shared). */
+  anon: number;
 }
 
 /**
@@ -33,6 +35,8 @@ export type Program =
   | "baseline"
   | "floor"
   | "empty"
+  | "empty-worker"
+  | "memory-parts"
   | "empty-stream"
   | "rpc"
   | "baseline-rpc"
@@ -97,6 +101,16 @@ export function spawnOptions(spec: ChildSpec): SpawnOptions {
       return { flags, env, script: `${BENCH}floor.ts`, args: [spec.relayUrl] };
     case "empty":
       return { flags, env, script: `${BENCH}empty.ts`, args: [] };
+    case "empty-worker":
+      return { flags, env, script: `${BENCH}empty_worker.ts`, args: [] };
+    case "memory-parts":
+      // Its parts are tinyagent's modules imported by URL, which needs read permission for the checkout.
+      return {
+        flags: [...flags, `--allow-read=${HERE.dir}`],
+        env,
+        script: `${BENCH}memory_parts.ts`,
+        args: spec.args ?? [],
+      };
     case "empty-stream":
       return { flags, env, script: `${BENCH}empty.ts`, args: ["stream"] };
     case "rpc-floor":
@@ -212,7 +226,7 @@ export class LineChild {
       if (!match) throw new Error(`no ${field} in /proc/${this.pid}/status`);
       return Number(match[1]) * 1024;
     };
-    return { rss: kib("VmRSS"), hwm: kib("VmHWM") };
+    return { rss: kib("VmRSS"), hwm: kib("VmHWM"), anon: kib("RssAnon") };
   }
 
   /** Closes stdin and waits for the exit (killing the child after `graceMs`). */

@@ -67,7 +67,7 @@ export async function soak(options: SoakOptions): Promise<BenchResult> {
     for (const name of names) {
       tracks[name] = {
         before: await measure(name),
-        after: { rss: 0, hwm: 0, heap: 0 },
+        after: { rss: 0, hwm: 0, anon: 0, heap: 0 },
         checkpoints: [],
         times: [],
       };

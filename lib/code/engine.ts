@@ -56,8 +56,51 @@ export function loadEngine(packages: CodePackages = BY_NAME): Promise<{ core: Co
 export async function newInstance(capBytes: number, packages?: CodePackages): Promise<Instance> {
   const { core, variant } = await loadEngine(packages);
   const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: Math.floor(capBytes / 65536) });
-  const module = await core.newQuickJSWASMModuleFromVariant(core.newVariant(variant, { wasmMemory: memory }));
+  const module = await core.newQuickJSWASMModuleFromVariant(
+    core.newVariant(notNode(variant), { wasmMemory: memory }),
+  );
   return { module, memory, capBytes };
+}
+
+/**
+ * `variant` with its loader started where no `process` global is seen. The emscripten build asks
+ * `globalThis.process?.versions?.node` when it starts; Deno answers like Node, and the build then loads
+ * node:module, node:fs, node:path and node:url for its file system, which it never uses here (its
+ * WebAssembly is inside it): about a hundred of Deno's Node modules, ~1 MiB of the sandbox's heap and
+ * more of its RSS (docs/performance.md). The question is asked before the loader's first await, so the
+ * global is hidden for exactly that synchronous start, and no other code can see it gone.
+ */
+export function notNode(variant: Variant): Variant {
+  return {
+    ...variant,
+    importModuleLoader: async () => {
+      const load = loaderOf(await variant.importModuleLoader());
+      return (options) => withoutProcess(() => load(options));
+    },
+  };
+}
+
+type Imported = Awaited<ReturnType<Variant["importModuleLoader"]>>;
+type Loader = Extract<Imported, (...args: never[]) => unknown>;
+
+/** The loader in what the variant's import gave: itself or a module's default (as the core unwraps it). */
+function loaderOf(imported: Imported): Loader {
+  let value: unknown = imported;
+  while (typeof value === "object" && value !== null && "default" in value) value = value.default;
+  if (typeof value !== "function") throw new Error("QuickJS's build has no module loader");
+  return value as Loader;
+}
+
+/** Runs `work` with globalThis.process undefined (the property replaced, never read), then puts it back. */
+function withoutProcess<T>(work: () => T): T {
+  const own = Object.getOwnPropertyDescriptor(globalThis, "process");
+  if (!own?.configurable) return work();
+  Object.defineProperty(globalThis, "process", { value: undefined, configurable: true, writable: true });
+  try {
+    return work();
+  } finally {
+    Object.defineProperty(globalThis, "process", own);
+  }
 }
 
 /** Turns to run a program: at most `maxRunning` at once, in the order asked; one idle instance kept. */

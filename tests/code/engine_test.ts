@@ -5,7 +5,7 @@
 // that calls the relay, twice (the second on the loaded engine).
 
 import assert from "node:assert/strict";
-import { EnginePool, KEEP_MAX_BYTES, MAX_RUNNING, newInstance } from "../../lib/code/engine.ts";
+import { EnginePool, KEEP_MAX_BYTES, loadEngine, MAX_RUNNING, newInstance } from "../../lib/code/engine.ts";
 import { within } from "../support/waits.ts";
 import type { Reply, Request } from "./confined_program.ts";
 
@@ -76,6 +76,29 @@ Deno.test("newInstance: WebAssembly memory that cannot grow past the cap", async
   instance.memory.grow(32 * MiB / 65536 - instance.memory.buffer.byteLength / 65536);
   assert.equal(instance.memory.buffer.byteLength, 32 * MiB);
   assert.throws(() => instance.memory.grow(1), RangeError);
+});
+
+Deno.test("newInstance: QuickJS starts without asking whether this is Node, and process is put back", async () => {
+  await within(30_000, "the engine", loadEngine());
+  const own = Object.getOwnPropertyDescriptor(globalThis, "process")!;
+  let asked = 0;
+  const spy = {
+    get: () => (asked++, own.get ? own.get.call(globalThis) : own.value),
+    configurable: true,
+    enumerable: own.enumerable,
+  };
+  Object.defineProperty(globalThis, "process", spy);
+  try {
+    const instance = await within(30_000, "instance", newInstance(32 * MiB));
+    const context = instance.module.newContext();
+    assert.equal(context.dump(context.unwrapResult(context.evalCode("6 * 7"))), 42);
+    context.dispose();
+    // Node's answer would have it load node:fs and the rest for a file system it never uses.
+    assert.equal(asked, 0, "the build looked at process");
+    assert.equal(Object.getOwnPropertyDescriptor(globalThis, "process")?.get, spy.get, "process is back");
+  } finally {
+    Object.defineProperty(globalThis, "process", own);
+  }
 });
 
 const NONE: Deno.PermissionOptionsObject = {

@@ -37,6 +37,14 @@ export const OTHER_FLAGS: OtherFlags = {
       "--allow-write",
       "--unstable-worker-options",
       "--no-prompt",
+      // The V8 flags the start task adds, and those docs/performance.md says were measured and left.
+      "--v8-flags",
+      "--wasm-tiering-budget",
+      "--max-semi-space-size",
+      "--no-code-cache",
+      "--liftoff-only",
+      "--expose-gc",
+      "--optimize-for-size",
     ],
   },
 };
