@@ -39,6 +39,7 @@ if (asked.includes("signing")) {
   await made.signer.authorization("http://127.0.0.1/mcp", new TextEncoder().encode("{}"));
 }
 
+// empty.ts's one line in and one out, written out again: an import would be part of what is measured.
 const buffer = new Uint8Array(64 * 1024);
 for (;;) {
   const read = await Deno.stdin.read(buffer);

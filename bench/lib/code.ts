@@ -279,14 +279,25 @@ async function spawns(options: CodeBenchOptions) {
   return samples;
 }
 
-/** (e): the TypeScript case on loopback, against a relay seeded with the issues. */
-async function typescriptSamples(options: CodeBenchOptions) {
+/** `fn` with a loopback relay of its own seeded with the issues, and the key they are addressed to. */
+async function onSeededLoopback<T>(
+  fn: (at: Endpoint, key: TestKey, args: Record<string, unknown>) => Promise<T>,
+): Promise<T> {
   const at = await endpoint({ key: "plain", title: "", relay: { keepAlive: true }, delayed: false }, 0);
   const key = newKey();
   const content = issuesContent(key.pubkey, REPO, ISSUES);
   at.relay.seed(content.seed);
   try {
-    return await typescriptCase({
+    return await fn(at, key, readArgs(key.pubkey, content.issues[0].event.id));
+  } finally {
+    await at.relay.close();
+  }
+}
+
+/** (e): the TypeScript case on loopback. */
+function typescriptSamples(options: CodeBenchOptions) {
+  return onSeededLoopback((at, key, args) =>
+    typescriptCase({
       spawns: options.tsSpawns,
       warm: options.tsWarm,
       baseline: options.baseline,
@@ -295,36 +306,28 @@ async function typescriptSamples(options: CodeBenchOptions) {
         env: {},
         ...(which === "now" ? {} : { program: "baseline" as const, baseline: options.baseline }),
       }),
-    }, programs(readArgs(key.pubkey, content.issues[0].event.id)));
-  } finally {
-    await at.relay.close();
-  }
+    }, programs(args))
+  );
 }
 
 /** (f): with --baseline, code mode now against the baseline's, on loopback. */
 async function againstBaseline(options: CodeBenchOptions) {
-  if (!options.baseline) return undefined;
   const baseline = options.baseline;
-  const at = await endpoint({ key: "plain", title: "", relay: { keepAlive: true }, delayed: false }, 0);
-  const key = newKey();
-  const content = issuesContent(key.pubkey, REPO, ISSUES);
-  at.relay.seed(content.seed);
-  try {
-    return await baselineSamples({
+  if (!baseline) return undefined;
+  return await onSeededLoopback((at, key, args) =>
+    baselineSamples({
       baseline,
       reads: options.reads,
       batch: options.batch,
       spawns: options.spawns,
-      args: readArgs(key.pubkey, content.issues[0].event.id),
+      args,
       spec: (which, code) => ({
         ...specOf(code ? "code" : "plain", at, key, ""),
         env: {},
         ...(which === "now" ? {} : { program: "baseline" as const, baseline }),
       }),
-    });
-  } finally {
-    await at.relay.close();
-  }
+    })
+  );
 }
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
