@@ -55,7 +55,7 @@ Deno.test("shipped flags", async (t) => {
     const v8 = shippedFlags().filter((flag) => flag.startsWith("--v8-flags="));
     assert.equal(v8.length, 1, "one --v8-flags, so that none overrides another");
     const names = v8[0].slice("--v8-flags=".length).split(",");
-    assert.ok(names.includes("--wasm-tiering-budget=130000000"), "WebAssembly tiers up after ~10x the work");
+    assert.ok(names.includes("--wasm-tiering-budget=39000000"), "WebAssembly tiers up after 3x the work");
     assert.ok(names.includes("--max-semi-space-size=1"), "a young generation of 1 MiB semi-spaces");
   });
 
