@@ -7,9 +7,7 @@ import { toolError } from "../wire/mcp.ts";
 import type { JsonObject } from "../wire/mcp.ts";
 import { failureText, type RelayAnswer } from "../relay/answer.ts";
 import type { Signer } from "../key/signer.ts";
-import { PackageLoadError } from "../key/stack.ts";
-import { redacted } from "../key/curve.ts";
-import { unsignedText } from "../oversight/receipt.ts";
+import { unsigned } from "../oversight/gated_publish.ts";
 import type { WriteGate } from "../oversight/write_gate.ts";
 import { decideSigning, eventToSign } from "./signing_rules.ts";
 
@@ -115,9 +113,7 @@ export async function forward(f: Forwarding, { name, args, gate, signal }: OneCa
     event = await f.signer.sign(eventToSign(decision.template, now));
   } catch (error) {
     clearance.reservation.release(); // nothing was signed: its place is free again
-    if (error instanceof PackageLoadError) throw error; // tinyagent's own code is missing: a clear stop
-    const text = unsignedText(name, redacted(String((error as Error)?.message ?? error)));
-    await gate.refused(name, args, decision.template, text);
+    const text = await unsigned(gate, name, args, decision.template, error);
     return { result: toolError(text), answered: true, answer: first.answer };
   }
   clearance.reservation.spend();

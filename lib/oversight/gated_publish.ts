@@ -15,6 +15,7 @@ import { parseJson } from "../wire/json.ts";
 import type { JsonObject } from "../wire/mcp.ts";
 import { unsignedText, type WriteOutcome } from "./receipt.ts";
 import type { WriteGate } from "./write_gate.ts";
+import type { EventFields } from "./write_summary.ts";
 
 /** No receipt is anywhere near this long. */
 const MAX_RECEIPT_BYTES = 1024 * 1024;
@@ -37,6 +38,24 @@ export function failureDetail(outcome: Extract<SignedOutcome, { ok: false }>, si
 }
 
 /**
+ * Signing a cleared write failed (this module's and the facade's sign-and-resubmit alike): said and held
+ * in the log, in the signer's words with anything shaped like a key taken out; the text to answer with.
+ * tinyagent's own code missing is no such failure: rethrown, for the session's clear stop.
+ */
+export async function unsigned(
+  gate: WriteGate,
+  tool: string,
+  args: JsonObject,
+  template: EventFields,
+  error: unknown,
+): Promise<string> {
+  if (error instanceof PackageLoadError) throw error;
+  const text = unsignedText(tool, redacted(String((error as Error)?.message ?? error)));
+  await gate.refused(tool, args, template, text);
+  return text;
+}
+
+/**
  * Publishes `template` as the write `tool` asked with `args` (as the receipt and the log name it):
  * cleared, signed, sent, recorded.
  */
@@ -54,10 +73,7 @@ export async function gatedPublish(
     event = await deps.signer.sign(template);
   } catch (error) {
     clearance.reservation.release(); // nothing was signed: its place is free again
-    if (error instanceof PackageLoadError) throw error; // tinyagent's own code is missing: a clear stop
-    const text = unsignedText(tool, redacted(String((error as Error)?.message ?? error)));
-    await deps.gate.refused(tool, args, template, text);
-    return { ok: false, held: true, error: text };
+    return { ok: false, held: true, error: await unsigned(deps.gate, tool, args, template, error) };
   }
   clearance.reservation.spend();
   const url = `${deps.endpoint.base}/events`;
