@@ -4,10 +4,11 @@
 // as text when its bytes are (valid UTF-8, no NUL), else as bytes, in the type the relay served it
 // with when that is a type of its own; every item under the URI as asked, so a piece keeps its span.
 
+import type { CallError } from "../wire/mcp.ts";
 import type { ResourceAddress } from "./kinds.ts";
 import { fileNote } from "./cap_note.ts";
-import type { PieceOutcome } from "./file_pieces.ts";
-import { linksOf } from "./links.ts";
+import type { FilePieces, PieceOutcome } from "./file_pieces.ts";
+import { type Link, linksOf } from "./links.ts";
 import type { ReadQuery } from "./query.ts";
 import type { ReadAnswer, ReadServices } from "./read_services.ts";
 import { jsonItem, refusedSpan, withLinks } from "./read_shape.ts";
@@ -18,6 +19,8 @@ import { shown } from "./text.ts";
 import { formatUri } from "./uri.ts";
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+type DownloadFailure = Extract<PieceOutcome, { failure: string }>;
 
 /** The bytes as text when they are text, else as a blob. */
 function pieceItem(uri: string, bytes: Uint8Array, type: string | undefined): ContentItem {
@@ -36,8 +39,8 @@ async function downloadFailed(
   services: ReadServices,
   address: ResourceAddress,
   uri: string,
-  failed: Extract<PieceOutcome, { failure: string }>,
-): Promise<ReadAnswer> {
+  failed: DownloadFailure,
+): Promise<{ error: CallError }> {
   if (failed.missing) {
     return await services.failure(uri, address, "download", { kind: "unknown-id", text: "not found: file" });
   }
@@ -50,7 +53,7 @@ async function downloadFailed(
   };
 }
 
-function unavailable(uri: string): ReadAnswer {
+function unavailable(uri: string): { error: CallError } {
   return {
     error: {
       code: RELAY_FAILED,
@@ -60,6 +63,25 @@ function unavailable(uri: string): ReadAnswer {
   };
 }
 
+/**
+ * What `ask` learns from the relay of the file at `address`, with the read's plain URI and links;
+ * or the read's error, when this session reads no pieces of files or the download failed.
+ */
+async function fromDownload<T extends object>(
+  services: ReadServices,
+  address: ResourceAddress,
+  uri: string,
+  ask: (files: FilePieces, sha256: string) => Promise<T | DownloadFailure>,
+): Promise<{ got: T; plain: string; links: Link[] } | { error: CallError }> {
+  const { base, files } = services;
+  if (!files) return unavailable(uri);
+  const sha = address.values.sha256;
+  const got = await ask(files, sha);
+  if ("failure" in got) return await downloadFailed(services, address, uri, got);
+  const links = linksOf(base, address, undefined, { seenIn: services.seenIn(sha) });
+  return { got, plain: formatUri(base, address), links };
+}
+
 /** Bytes or lines of the file at `address`, as `query` asks. */
 export async function readFilePiece(
   services: ReadServices,
@@ -67,16 +89,16 @@ export async function readFilePiece(
   query: ReadQuery,
   uri: string,
 ): Promise<ReadAnswer> {
-  const { base, files } = services;
-  if (!files) return unavailable(uri);
-  const sha = address.values.sha256;
-  const piece = query.range ? await files.range(sha, query.range) : await files.lines(sha, query.lines!);
-  if ("failure" in piece) return await downloadFailed(services, address, uri, piece);
-  if (!piece.ok) return refusedSpan(base, uri, address, piece);
-  const links = linksOf(base, address, undefined, { seenIn: services.seenIn(sha) });
-  return {
-    result: withLinks([pieceItem(uri, piece.bytes, piece.type)], { plain: formatUri(base, address), links }),
-  };
+  const read = await fromDownload(
+    services,
+    address,
+    uri,
+    (files, sha) => query.range ? files.range(sha, query.range) : files.lines(sha, query.lines!),
+  );
+  if ("error" in read) return read;
+  const { got: piece, plain, links } = read;
+  if (!piece.ok) return refusedSpan(services.base, uri, address, piece);
+  return { result: withLinks([pieceItem(uri, piece.bytes, piece.type)], { plain, links }) };
 }
 
 /** The note a whole read of a file too big for one read gets: its size and the pieces to read. */
@@ -86,14 +108,10 @@ export async function bigFile(
   query: ReadQuery,
   uri: string,
 ): Promise<ReadAnswer> {
-  const { base, files } = services;
-  if (!files) return unavailable(uri);
-  const sha = address.values.sha256;
-  const facts = await files.facts(sha);
-  if ("failure" in facts) return await downloadFailed(services, address, uri, facts);
-  const plain = formatUri(base, address);
+  const read = await fromDownload(services, address, uri, (files, sha) => files.facts(sha));
+  if ("error" in read) return read;
+  const { got: facts, plain, links } = read;
   const note = fileNote(plain, facts);
-  const links = linksOf(base, address, undefined, { seenIn: services.seenIn(sha) });
   const item = query.as === "json"
     ? jsonItem(uri, note.json)
     : { uri, mimeType: "text/markdown", text: note.markdown };
