@@ -6,6 +6,14 @@
 const MAX_FUNCTION_LINES = 65;
 const MAX_FILE_LINES = 300;
 
+/**
+ * The checkout's root as a path, from the URL of a folder: its escapes decoded, since a URL's path
+ * spells a space `%20`, and a root left so matches no file there, holding none to the rules.
+ */
+export function rootOf(folder: URL): string {
+  return decodeURIComponent(folder.pathname);
+}
+
 /** Whether the size rules hold `filename` (absolute): lib/ and the root's .ts entry files. */
 export function governed(filename: string, root: string): boolean {
   if (!filename.startsWith(root)) return false;
@@ -32,7 +40,7 @@ function lineOf(text: string, offset: number): number {
   return line;
 }
 
-const ROOT = new URL("../", import.meta.url).pathname;
+const ROOT = rootOf(new URL("../", import.meta.url));
 
 const plugin: Deno.lint.Plugin = {
   name: "size",
