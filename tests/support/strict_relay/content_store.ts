@@ -1,6 +1,6 @@
-// Content mode's state: the seeded rooms, repositories and files, checked whole before any of a seed
-// is kept, and its events put in the relay's one event store. Once seeded, the read tools answer
-// from it (content_tools.ts); until then `answer` leaves every call to the echo.
+// What the twin holds besides its events: the rooms (seeded, created by kind 9007 or joined by a first
+// post), repositories and files, a seed checked whole before any of it is kept and its events put in
+// the relay's one event store. The read tools answer from it (content_tools.ts), seeded or not.
 
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
@@ -8,6 +8,7 @@ import type { FileSeed, MemberSeed, RepositorySeed, RoomSeed, Seed } from "./con
 import { answerContent } from "./content_tools.ts";
 import { fileFor } from "./content_files.ts";
 import type { ContentView } from "./content_view.ts";
+import type { NostrEvent } from "nostr-tools/pure";
 import type { EventStore } from "./event_store.ts";
 import { canonical, eventProblem } from "./signed_event.ts";
 import type { Attachment, ToolResult } from "./types.ts";
@@ -127,9 +128,62 @@ export class ContentStore {
     this.#seeded = true;
   }
 
-  /** The seeded answer to a read tool's call, or undefined: not seeded, or not a content tool. */
+  /** A read tool's answer from what the relay holds, or undefined for a tool content does not serve. */
   answer(tool: string, args: Record<string, unknown>, caller: string): ToolResult | undefined {
-    return this.#seeded ? answerContent(tool, args, this.#view(caller)) : undefined;
+    return answerContent(tool, args, this.#view(caller));
+  }
+
+  /** A room the relay holds with its access and members (seeded, or created or joined here). */
+  room(id: string): RoomSeed | undefined {
+    return this.#rooms.get(id);
+  }
+
+  /** A stored event by id, for the write gates and templates (the twin shows every caller every event). */
+  event(id: string, _caller: string): NostrEvent | undefined {
+    return this.#deps.events.events.find((ev) => ev.id === id);
+  }
+
+  /** Whether the bytes are a seeded file: stored without a room. */
+  seededFile(sha256: string): boolean {
+    return this.#files.has(sha256);
+  }
+
+  /**
+   * What an accepted event changes of the rooms: kind 9007 creates its room (its author the owner),
+   * and a first post by a relay member in an open room joins it (the relay's HandleRoomMessageTx).
+   */
+  accepted(ev: NostrEvent, isMember: (pubkey: string) => boolean): void {
+    const id = ev.tags.find((t) => t[0] === "h")?.[1];
+    if (id === undefined) return;
+    if (ev.kind === 9007 && !this.#rooms.has(id) && !this.#deps.rooms().has(id)) {
+      const tag = (name: string) => ev.tags.find((t) => t[0] === name)?.[1];
+      const access = tag("visibility") === "members" ? "members" : "open";
+      this.#rooms.set(id, {
+        id,
+        name: tag("name") ?? "",
+        ...(tag("about") ? { about: tag("about") } : {}),
+        access,
+        created_by: ev.pubkey,
+        created_at: ev.created_at,
+        event_id: ev.id,
+        members: [{ pubkey: ev.pubkey, role: "owner", added_at: ev.created_at }],
+      });
+      this.#deps.rooms().add(id);
+      return;
+    }
+    const room = this.#rooms.get(id) ?? (this.#deps.rooms().has(id) ? this.#adopt(id) : undefined);
+    if (!room || (room.access ?? "open") !== "open" || !isMember(ev.pubkey)) return;
+    room.members ??= [];
+    if (!room.members.some((member) => member.pubkey === ev.pubkey)) {
+      room.members.push({ pubkey: ev.pubkey, role: "member", added_at: ev.created_at });
+    }
+  }
+
+  /** A room the relay was started with, kept from now on with its members. */
+  #adopt(id: string): RoomSeed {
+    const room: RoomSeed = { id, name: "", members: [] };
+    this.#rooms.set(id, room);
+    return room;
   }
 
   /** A stored file by hash (seeded, a room attachment or an upload), for the file download. */

@@ -9,8 +9,7 @@ import { listRooms, readRoom, readThread } from "./content_rooms.ts";
 import { readRepository } from "./content_tree.ts";
 import type { ContentView, Reader } from "./content_view.ts";
 import { listWiki, readWikiPage } from "./content_wiki.ts";
-import { ECHO_OUTPUT } from "./tool_schema.ts";
-import type { ToolDef, ToolResult } from "./types.ts";
+import type { ToolResult } from "./types.ts";
 
 const READERS: Record<string, Reader> = {
   list_rooms: listRooms,
@@ -40,16 +39,4 @@ export function answerContent(
   view: ContentView,
 ): ToolResult | undefined {
   return Object.hasOwn(READERS, tool) ? READERS[tool](args, view) : undefined;
-}
-
-/**
- * The table once seeded: a content tool that declared the echo's output schema declares none, as
- * the real relay's tools do, since it no longer answers with the echo.
- */
-export function contentTable(table: ToolDef[]): ToolDef[] {
-  return table.map((tool) => {
-    if (tool.outputSchema !== ECHO_OUTPUT || !CONTENT_TOOLS.includes(tool.name)) return tool;
-    const { outputSchema: _echo, ...rest } = tool;
-    return rest;
-  });
 }

@@ -1,9 +1,10 @@
 // What the endpoints read of the relay core: its address, limits, checks, table and state.
 
 import type { NostrEvent } from "nostr-tools/pure";
-import type { ToolStore } from "./default_tools.ts";
+import type { ToolRelay } from "./tool_calls.ts";
 import type { Receipt } from "./event_gates.ts";
 import type { Authentication, PayloadRule } from "./nip98.ts";
+import type { UploadDeps } from "./room_uploads.ts";
 import type { Attachment, BrowsegrantFn, RecordedRequest, ToolDef, ToolHandler } from "./types.ts";
 
 export interface RelayContext {
@@ -23,7 +24,8 @@ export interface RelayContext {
   /** A test's override for a tool, if any. */
   handler(name: string): ToolHandler | undefined;
   readonly browsegrant: BrowsegrantFn;
-  readonly store: ToolStore;
+  /** What the relay's own tools read of it. */
+  readonly tools: ToolRelay;
 }
 
 /** What the Nostr side's HTTP endpoints (/events, attachments, /media) read of the relay. */
@@ -39,10 +41,15 @@ export interface NostrContext {
   now(): number;
   /** NIP-98 for the request, its `payload` tag checked as `payload` says. */
   authenticate(rec: RecordedRequest, payload: PayloadRule): Authentication;
-  membersOnly(): boolean;
-  isMember(pubkey: string): boolean;
-  rooms(): ReadonlySet<string>;
-  /** Gates and stores a complete signed event. */
-  publish(ev: NostrEvent): Receipt;
+  /** Gates and stores a complete signed event, published by a door that authenticated `session`. */
+  publish(ev: NostrEvent, session: ReadonlySet<string>): Receipt;
   readonly attachments: Map<string, Attachment>;
+  /** Room attachments' store and who may upload. */
+  readonly uploads: UploadDeps;
+  /** The read gate (browseRead) for a caller ("" for nobody): its refusal, if it refuses. */
+  readRefusal(pubkey: string): string | undefined;
+  /** A stored file by hash: seeded, or a room attachment. */
+  file(sha256: string): { bytes: Uint8Array; type: string; uploaded: number } | undefined;
+  /** Whether the file store can seek (Range honoured). */
+  seekable(): boolean;
 }

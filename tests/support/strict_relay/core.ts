@@ -4,7 +4,6 @@
 // and are closed (and suspended) with it.
 
 import type { NostrEvent } from "nostr-tools/pure";
-import type { ToolStore } from "./default_tools.ts";
 import {
   type Exchange,
   type FrontEnd,
@@ -15,14 +14,16 @@ import {
   statusOf,
   toAnswer,
 } from "./exchange.ts";
+import { Community, grantOver } from "./community.ts";
 import { ContentStore } from "./content_store.ts";
-import { contentTable } from "./content_tools.ts";
 import type { Seed } from "./content_types.ts";
 import type { RelayContext } from "./context.ts";
-import { activeGrant, answerManage, DEFAULT_GRANT_SCOPE } from "./manage_endpoint.ts";
+import type { Receipt } from "./event_gates.ts";
+import { answerManage, DEFAULT_GRANT_SCOPE, grantAnswer } from "./manage_endpoint.ts";
 import { answerMcp } from "./mcp_endpoint.ts";
 import { TokenVerifier } from "./nip98.ts";
 import { NostrSide } from "./nostr_side.ts";
+import { EventStore } from "./event_store.ts";
 import { recordOf } from "./record.ts";
 import { DEFAULT_TOOLS } from "./tool_table.ts";
 import type {
@@ -38,9 +39,11 @@ import type {
   ToolHandler,
   WsMode,
 } from "./types.ts";
-import { answerFileDownload, type FilesDeps } from "./files_endpoint.ts";
+import { gateContext, readRefusal, type RelayState, toolRelay, uploadDeps } from "./relay_views.ts";
+import type { GrantScope, GrantState } from "./types.ts";
 
-export const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
+/** The relay's bound on an /mcp body when its operator sets none (tinyrelay's mcp.Server default). */
+export const DEFAULT_MCP_BODY = 1024 * 1024;
 
 function delayFor(ms: number, closed: Promise<void>): Promise<void> {
   if (ms <= 0) return Promise.resolve();
@@ -61,7 +64,7 @@ export class RelayCore implements StrictRelay {
   published: NostrEvent[] = [];
   members: Set<string>;
   membersOnly: boolean;
-  /** The body limit front ends apply when reading. */
+  /** The /mcp and /manage/rpc body bound: the operator's --max-message-bytes, else 1 MiB. */
   readonly maxBodyBytes: number;
   readonly scheme: "http" | "https";
   readonly http2: boolean;
@@ -73,7 +76,8 @@ export class RelayCore implements StrictRelay {
   readsNeedAuth: boolean;
   filesSeekable = true;
   readonly clientMessages: ClientMessage[];
-  readonly attachments: Map<string, Attachment>;
+  readonly attachments = new Map<string, Attachment>();
+  readonly community: Community;
 
   #prefix: string;
   #now: () => number;
@@ -85,13 +89,8 @@ export class RelayCore implements StrictRelay {
   #tokens: TokenVerifier;
   #context: RelayContext;
   #nostr: NostrSide;
-  #content!: ContentStore;
-  #files: FilesDeps = {
-    authenticate: (rec) => this.#tokens.verify(rec, "when-body"),
-    refusesNonMember: (pubkey) => this.membersOnly && !this.members.has(pubkey),
-    file: (sha256) => this.#content.file(sha256),
-    seekable: () => this.filesSeekable,
-  };
+  #content: ContentStore;
+  #state: RelayState;
   #frontEnds: FrontEnd[] = [];
   #inFlight = 0;
   #maxConcurrent = 0;
@@ -110,17 +109,30 @@ export class RelayCore implements StrictRelay {
     this.url = this.origin + this.#prefix;
     this.mcpUrl = `${this.url}/mcp`;
     this.manageUrl = `${this.url}/manage/rpc`;
-    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+    this.maxBodyBytes = options.maxMessageBytes || DEFAULT_MCP_BODY;
     this.#now = options.now ?? (() => Date.now() / 1000);
     this.#table = [...(options.tools ?? DEFAULT_TOOLS), ...(options.extraTools ?? [])];
     this.membersOnly = options.membersOnly ?? false;
     this.members = new Set(options.members ?? []);
-    const scope = options.grantScope ?? DEFAULT_GRANT_SCOPE;
-    this.#browsegrant = (pubkey, params) => activeGrant(pubkey, params, this.#now(), scope);
+    const scope = options.grantScope === undefined ? DEFAULT_GRANT_SCOPE : options.grantScope;
+    const defaultGrant = scope === null ? undefined : grantOver(scope, this.#now());
+    this.community = new Community(() => this.members, () => this.membersOnly, () => defaultGrant);
+    this.#browsegrant = (pubkey, params) => grantAnswer(this.community, pubkey, params, this.#now());
     this.#tokens = new TokenVerifier(() => this.#now());
     this.wsUrl = this.url.replace(/^http/, "ws");
     this.rooms = new Set(options.rooms ?? ["general"]);
     this.readsNeedAuth = options.readsNeedAuth ?? false;
+    const store = new EventStore();
+    this.#content = new ContentStore({
+      events: store,
+      rooms: () => this.rooms,
+      url: this.url,
+      now: () => this.#now(),
+      uploads: new Map(),
+      attachments: this.attachments,
+    });
+    this.#state = this.#relayState();
+    const uploads = uploadDeps(this.#state);
     this.#nostr = new NostrSide({
       prefix: this.#prefix,
       scheme: this.scheme,
@@ -128,14 +140,20 @@ export class RelayCore implements StrictRelay {
       now: () => this.#now(),
       authenticate: (rec, payload) => this.#tokens.verify(rec, payload),
       membersOnly: () => this.membersOnly,
-      isMember: (pubkey) => this.members.has(pubkey),
+      isMember: (pubkey) => this.community.isMember(pubkey),
       readsNeedAuth: () => this.readsNeedAuth,
       rooms: () => this.rooms,
+      gates: (session) => gateContext(this.#state, session),
+      accepted: (ev) => this.#content.accepted(ev, (pubkey) => this.community.isMember(pubkey)),
+      uploads,
+      readRefusal: (pubkey) => readRefusal(this.#state, pubkey),
+      file: (sha256) => this.#content.file(sha256),
+      seekable: () => this.filesSeekable,
+      store,
       maxMessageBytes: options.maxMessageBytes,
     });
-    ({ events: this.events, clientMessages: this.clientMessages, attachments: this.attachments } =
-      this.#nostr);
-    this.#context = this.#makeContext();
+    ({ events: this.events, clientMessages: this.clientMessages } = this.#nostr);
+    this.#context = this.#makeContext(uploads);
     this.#closedPromise = new Promise((r) => (this.#signalClosed = r));
   }
 
@@ -172,6 +190,11 @@ export class RelayCore implements StrictRelay {
   setBrowsegrant(fn: BrowsegrantFn): void {
     this.#browsegrant = fn;
   }
+  setGrant(pubkey: string, scope: GrantScope | null | undefined, state: GrantState = {}): void {
+    if (scope === null || scope === undefined) return this.community.setGrant(pubkey, scope);
+    const grant = grantOver(scope, this.#now());
+    this.community.setGrant(pubkey, { ...grant, ...state });
+  }
   get wsConnections(): number {
     return this.#nostr.wsConnections;
   }
@@ -187,7 +210,6 @@ export class RelayCore implements StrictRelay {
   }
   seed(content: Seed): void {
     this.#content.seed(content);
-    this.#table = contentTable(this.#table);
   }
   setEventGate(fn?: (event: NostrEvent) => string | undefined): void {
     this.#nostr.setEventGate(fn);
@@ -272,7 +294,6 @@ export class RelayCore implements StrictRelay {
   async #route(req: IncomingRequest, rec: RecordedRequest): Promise<Reply> {
     const nostr = this.#nostr.route(req, rec);
     if (nostr) return nostr;
-    if (rec.path === `${this.#prefix}/files/raw`) return answerFileDownload(this.#files, req, rec);
     const isMcp = rec.path === `${this.#prefix}/mcp`;
     const isManage = rec.path === `${this.#prefix}/manage/rpc`;
     if (!isMcp && !isManage) {
@@ -292,36 +313,41 @@ export class RelayCore implements StrictRelay {
     return isMcp ? await answerMcp(this.#context, req, rec) : await answerManage(this.#context, req, rec);
   }
 
-  /** The view of this relay the endpoints work with. */
-  #makeContext(): RelayContext {
-    const store: ToolStore = {
+  /** The relay's state as the gates, uploads and tools judge by it. */
+  #relayState(): RelayState {
+    return {
       url: this.url,
       now: () => this.#now(),
-      uploads: new Map(),
-      published: this.published,
-      onPublished: (ev) => this.#nostr.store.add(ev),
-    };
-    store.content = this.#content = new ContentStore({
-      events: this.#nostr.store,
+      community: this.community,
+      membersOnly: () => this.membersOnly,
       rooms: () => this.rooms,
-      url: this.url,
-      now: () => this.#now(),
-      uploads: store.uploads,
+      content: this.#content,
       attachments: this.attachments,
-    });
+      publish: (ev, session) => this.#publish(ev, session),
+    };
+  }
+
+  /** A write tool's event through the one publish path; an accepted one is kept in `published` too. */
+  #publish(ev: NostrEvent, session: ReadonlySet<string>): Receipt {
+    const receipt = this.#nostr.publish(ev, session);
+    if (receipt.accepted && !this.published.some((p) => p.id === ev.id)) this.published.push(ev);
+    return receipt;
+  }
+
+  /** The view of this relay the endpoints work with. */
+  #makeContext(uploads: ReturnType<typeof uploadDeps>): RelayContext {
     // Functions rather than values, so a table or browsegrant replaced at run time is the one used.
     return {
       prefix: this.#prefix,
       host: this.host,
       maxBody: this.maxBodyBytes,
       now: () => this.#now(),
-      authenticate: (rec, requirePayload) =>
-        this.#tokens.verify(rec, requirePayload ? "required" : "when-body"),
-      refusesNonMember: (pubkey) => this.membersOnly && !this.members.has(pubkey),
+      authenticate: (rec) => this.#tokens.verify(rec, "when-body"),
+      refusesNonMember: (pubkey) => this.membersOnly && !this.community.isMember(pubkey),
       table: () => this.#table,
       handler: (name) => this.#handlers.get(name),
       browsegrant: (pubkey, params) => this.#browsegrant(pubkey, params),
-      store,
+      tools: toolRelay(this.#state, uploads),
     };
   }
 }

@@ -3,7 +3,7 @@
 // listens (the websocket subscriptions).
 
 import type { NostrEvent } from "nostr-tools/pure";
-import { type Filter, select } from "./filters.ts";
+import { type Filter, hasMore, select } from "./filters.ts";
 
 const isEphemeral = (kind: number) => kind >= 20000 && kind < 30000;
 
@@ -53,6 +53,16 @@ export class EventStore {
    * delivered live, and of a replaceable or addressable event only its latest version is served.
    */
   query(filters: Filter[]): NostrEvent[] {
+    return select(this.#served(), filters);
+  }
+
+  /** Whether a REQ's history was cut short by a filter's limit. */
+  more(filters: Filter[]): boolean {
+    return hasMore(this.#served(), filters);
+  }
+
+  /** The events a REQ's history is taken from: no ephemeral ones, the latest of each replaceable. */
+  #served(): NostrEvent[] {
     const latest = new Map<string, NostrEvent>();
     const kept: NostrEvent[] = [];
     for (const ev of this.events) {
@@ -61,6 +71,6 @@ export class EventStore {
       if (key === undefined) kept.push(ev);
       else latest.set(key, latest.has(key) ? later(latest.get(key)!, ev) : ev);
     }
-    return select([...kept, ...latest.values()], filters);
+    return [...kept, ...latest.values()];
   }
 }

@@ -4,7 +4,6 @@
 
 import { type IncomingRequest, json, type Reply } from "./exchange.ts";
 import type { NostrContext } from "./context.ts";
-import { relayReason } from "./nip98.ts";
 import { canonical, eventProblem } from "./signed_event.ts";
 import { type NostrEvent, type RecordedRequest, WWW_AUTHENTICATE } from "./types.ts";
 
@@ -15,15 +14,15 @@ export function answerEvents(ctx: NostrContext, req: IncomingRequest, rec: Recor
     return json(405, { error: "method not allowed" }, { Allow: "POST" });
   }
   if (req.bodySize > ctx.maxMessageBytes) return json(400, { error: "http: request body too large" });
-  const auth = ctx.authenticate(rec, "required");
+  const auth = ctx.authenticate(rec, "when-body");
   if ("reason" in auth) {
-    return json(401, { error: `auth-required: ${relayReason(auth.reason)}` }, {
+    return json(401, { error: `auth-required: ${auth.reason}` }, {
       "WWW-Authenticate": WWW_AUTHENTICATE,
     });
   }
   if (rec.json === undefined) return json(400, { error: "invalid: body must be a JSON event" });
   const problem = eventProblem(rec.json);
   if (problem) return json(400, { error: problem });
-  const receipt = ctx.publish(canonical(rec.json as NostrEvent));
+  const receipt = ctx.publish(canonical(rec.json as NostrEvent), new Set([auth.pubkey]));
   return json(receipt.accepted ? 200 : 400, receipt);
 }

@@ -96,3 +96,10 @@ export function select(events: readonly NostrEvent[], filters: Filter[]): NostrE
   }
   return [...picked.values()].sort(newestFirst);
 }
+
+/** Whether a filter with a limit matches more events than its limit lets through (EOSE's "more"). */
+export function hasMore(events: readonly NostrEvent[], filters: Filter[]): boolean {
+  return filters.some((filter) =>
+    filter.limit !== undefined && events.filter((ev) => matches(filter, ev)).length > filter.limit
+  );
+}

@@ -4,12 +4,20 @@
 import { type IncomingRequest, json, type Reply } from "./exchange.ts";
 import type { RelayContext } from "./context.ts";
 import { isFault, nip86Error } from "./results.ts";
-import { GRANT_EVENT_ID, GRANT_OPERATOR } from "./templates.ts";
+import type { AgentGrant, Community } from "./community.ts";
+import { kindAllowed } from "./event_gates.ts";
+import { CONTRACT_KINDS } from "../contract.ts";
 import { type GrantScope, type RecordedRequest, WWW_AUTHENTICATE } from "./types.ts";
 import { isRecord, strings } from "./values.ts";
 
-/** The default grant's scope: what the suite's diagnose tests ask about. */
-export const DEFAULT_GRANT_SCOPE: GrantScope = { rooms: ["general"], kinds: [1111, 9] };
+/**
+ * The default grant's scope, as an operator granting an agent tinyagent's writes would sign it: room
+ * general, every kind tinyagent's write tools publish, no repositories.
+ */
+export const DEFAULT_GRANT_SCOPE: GrantScope = {
+  rooms: ["general"],
+  kinds: [...new Set(Object.values(CONTRACT_KINDS).flat())].sort((a, b) => a - b),
+};
 
 /** Why browsegrant's params are refused: at most one object of rooms and kinds, within bounds. */
 function paramsProblem(params: unknown): string | undefined {
@@ -68,36 +76,63 @@ export async function answerManage(
   return json(200, { result });
 }
 
-/** An active agent grant for `pubkey` over `scope`, expiring in 30 days, with what the asked lacks. */
-export function activeGrant(pubkey: string, params: unknown[], now: number, scope: GrantScope): unknown {
-  const expires = Math.floor(now) + 30 * 24 * 3600;
-  const result: Record<string, unknown> = {
-    member: true,
-    role: "agent",
-    enforced: true,
-    state: "active",
-    grant: {
-      pubkey,
-      owner: GRANT_OPERATOR,
-      event_id: GRANT_EVENT_ID,
-      name: "test agent",
-      expires,
-      paused: false,
-      revoked: false,
-      scope: { kinds: scope.kinds, rooms: scope.rooms, repos: [], rate: 60 },
-      lastEvent: 0,
+/** A grant as browsegrant shows it (tinyrelay's AgentGrant JSON). */
+function grantJson(pubkey: string, grant: AgentGrant): Record<string, unknown> {
+  const repos = Object.entries(grant.repos).map(([key, level]) => {
+    const [owner, identifier] = key.split(":");
+    return { owner, identifier, level };
+  });
+  return {
+    pubkey,
+    owner: grant.owner,
+    event_id: grant.eventId,
+    name: grant.name,
+    expires: grant.expires,
+    paused: grant.paused,
+    revoked: grant.revoked,
+    scope: {
+      kinds: grant.kinds,
+      rooms: grant.rooms,
+      repos,
+      ...(grant.jobs ? { jobs: grant.jobs } : {}),
+      rate: grant.rate,
     },
-    expires,
-    rate: 60,
+    lastEvent: 0,
+  };
+}
+
+function stateOf(grant: AgentGrant | undefined, now: number): string {
+  if (!grant) return "none";
+  if (grant.revoked) return "revoked";
+  if (grant.expires <= now) return "expired";
+  return grant.paused ? "paused" : "active";
+}
+
+/**
+ * browsegrant's result for `pubkey`, from the relay's grants: its membership, role, grant and state,
+ * and, when rooms or kinds were asked about, those the grant does not cover (none when not enforced).
+ */
+export function grantAnswer(community: Community, pubkey: string, params: unknown[], now: number): unknown {
+  const grant = community.grantOf(pubkey);
+  const role = community.role(pubkey);
+  const enforced = role === "" || role === "agent";
+  const result: Record<string, unknown> = {
+    member: role !== "",
+    role,
+    grant: grant ? grantJson(pubkey, grant) : null,
+    state: stateOf(grant, now),
+    enforced,
+    ...(grant ? { expires: grant.expires, rate: grant.rate } : {}),
   };
   const asked = isRecord(params[0]) ? params[0] : {};
   if (asked.rooms !== undefined || asked.kinds !== undefined) {
-    result.missing = {
-      rooms: strings(asked.rooms).filter((r) => !scope.rooms.includes(r)),
-      kinds: (Array.isArray(asked.kinds) ? asked.kinds as number[] : []).filter((k) =>
-        !scope.kinds.includes(k)
-      ),
-    };
+    const kinds = Array.isArray(asked.kinds) ? asked.kinds as number[] : [];
+    result.missing = enforced
+      ? {
+        rooms: strings(asked.rooms).filter((room) => !grant?.rooms.includes(room)),
+        kinds: kinds.filter((kind) => !grant || !kindAllowed(grant, kind)),
+      }
+      : { rooms: [], kinds: [] };
   }
   return result;
 }

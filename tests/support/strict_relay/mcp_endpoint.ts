@@ -1,11 +1,11 @@
-// `POST <prefix>/mcp`: the real relay's checks in its order (relay-facts.md), then the three
-// methods it serves. Early refusals carry no id; later ones carry the request's.
+// `POST <prefix>/mcp`: tinyrelay's checks in its order and words (internal/mcp/server.go), then the
+// three methods it serves. /mcp authenticates with NIP-98 alone: a key that is not a member is
+// answered too, and refused by the tools themselves. Early refusals carry no id; later ones do.
 
-import { defaultTool } from "./default_tools.ts";
-import { type IncomingRequest, json, type Reply, rpcError } from "./exchange.ts";
-import { decodeToken } from "./nip98.ts";
+import type { IncomingRequest, Reply } from "./exchange.ts";
 import { isFault } from "./results.ts";
 import type { RelayContext } from "./context.ts";
+import { callTool } from "./tool_calls.ts";
 import {
   type CallContext,
   PROTOCOL_VERSION,
@@ -13,17 +13,45 @@ import {
   SERVER_INFO,
   WWW_AUTHENTICATE,
 } from "./types.ts";
-import { type Args, isRecord } from "./values.ts";
+import { type Args, goJson, isRecord } from "./values.ts";
 
 const META_VERSION = "io.modelcontextprotocol/protocolVersion";
 const META_CAPS = "io.modelcontextprotocol/clientCapabilities";
 const META_SERVER = "io.modelcontextprotocol/serverInfo";
 
-function mediaType(value: string | null): string {
-  return (value ?? "").split(";")[0].trim().toLowerCase();
+/** The relay's server/discover instructions: the newest its source holds (mcp_http.go). */
+export const INSTRUCTIONS =
+  "This relay hosts Social notes and articles, Chat, files, Git repositories, sites and a wiki. Read tools return only data your key may see; management tools follow the relay's roles. Signed write tools accept an event, or return an unsigned event for you to sign and resubmit as event. An unsigned result is not a publication. upload_attachment stores room media; pass its descriptor in attachments to post_message, start_thread or reply_in_thread. request_decision asks a person for a kind 7 approval or denial, or a kind 1111 reply. request_grant lets an active agent request scope changes with a reason of 1 to 500 Unicode characters; sign and submit the returned kind 1111 request. Only the current operator's signed kind 30392 replacement grants access; a + reaction does not. request_job, job_feedback and job_result publish NIP-90 tasks, progress and results; list_jobs and read_job follow them. add_callback registers an HTTPS endpoint for signed event notifications. Read /llms.txt and the linked guides for authentication, grants, file access, event formats and optional runner setup. Tool availability does not override tenant policy or your grant.";
+
+/** A JSON-RPC error as the relay writes it: the id only when it has one (Go's omitempty). */
+function rpcFailure(
+  status: number,
+  id: unknown,
+  code: number,
+  message: string,
+  data?: unknown,
+  headers: Record<string, string> = {},
+): Reply {
+  const error: Record<string, unknown> = { code, message, ...(data === undefined ? {} : { data }) };
+  const body = id === undefined ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error };
+  return {
+    status,
+    body: goJson(body),
+    contentType: "application/json",
+    headers: { "Cache-Control": "no-store", ...headers },
+  };
 }
 
-/** Checks 2 to 6: origin, size, NIP-98, membership, Accept and Content-Type. */
+const mediaType = (value: string | null) => (value ?? "").split(";")[0].trim().toLowerCase();
+
+/** Whether an Accept header takes JSON: application/json, application/* or * / *. */
+function acceptsJson(accept: string): boolean {
+  return accept.split(",").some((part) =>
+    ["application/json", "*/*", "application/*"].includes(mediaType(part))
+  );
+}
+
+/** Origin, size, NIP-98, Accept and Content-Type, in that order. */
 function httpRefusal(
   ctx: RelayContext,
   req: IncomingRequest,
@@ -31,154 +59,151 @@ function httpRefusal(
 ): Reply | { pubkey: string } {
   const h = req.headers;
   const origin = h.get("origin");
-  if (origin !== null && origin.toLowerCase() !== `http://${(h.get("host") ?? ctx.host).toLowerCase()}`) {
-    return rpcError(403, null, -32600, "forbidden: origin not allowed");
+  const own = `${new URL(rec.url).protocol}//${(h.get("host") ?? ctx.host)}`;
+  if (origin !== null && origin !== "" && origin.toLowerCase() !== own.toLowerCase()) {
+    return rpcFailure(403, undefined, -32600, `origin ${origin} is not allowed`);
   }
-  if (req.tooLarge) return rpcError(413, null, -32600, `request body exceeds ${ctx.maxBody} bytes`);
+  if (req.tooLarge) return rpcFailure(413, undefined, -32600, `request body exceeds ${ctx.maxBody} bytes`);
   const auth = ctx.authenticate(rec, false);
   if ("reason" in auth) {
-    return {
-      ...rpcError(401, null, -32600, `auth-required: ${auth.reason}`),
-      headers: { "WWW-Authenticate": WWW_AUTHENTICATE },
-    };
-  }
-  if (ctx.refusesNonMember(auth.pubkey)) {
-    return rpcError(403, null, -32600, "restricted: this relay is members-only");
+    return rpcFailure(401, undefined, -32600, `auth-required: ${auth.reason}`, undefined, {
+      "WWW-Authenticate": WWW_AUTHENTICATE,
+    });
   }
   const accept = h.get("accept");
-  if (
-    accept !== null &&
-    !accept.split(",").map((a) => mediaType(a)).some((t) => t === "application/json" || t === "*/*")
-  ) {
-    return rpcError(406, null, -32600, "not acceptable: responses are application/json");
+  if (accept !== null && accept !== "" && !acceptsJson(accept)) {
+    return rpcFailure(406, undefined, -32600, "Accept must include application/json");
   }
   if (mediaType(h.get("content-type")) !== "application/json") {
-    return rpcError(415, null, -32600, "unsupported media type: use application/json");
+    return rpcFailure(415, undefined, -32600, "Content-Type must be application/json");
   }
   return auth;
 }
 
-/** Checks 7 and 8: one JSON-RPC request object; a notification is accepted and not answered. */
-function messageRefusal(msg: unknown): Reply | undefined {
-  if (!isRecord(msg)) return rpcError(400, null, -32700, "parse error: body must be one JSON-RPC object");
-  const hasId = "id" in msg;
-  const id = msg.id;
-  if (hasId && typeof id !== "string" && typeof id !== "number") {
-    return rpcError(400, null, -32600, "invalid request: id must be a string or number");
+/** One JSON-RPC object with jsonrpc "2.0", a method and a string or number id; a notification is 202. */
+function messageRefusal(rec: RecordedRequest): Reply | undefined {
+  const msg = rec.json;
+  if (!isRecord(msg) || !rec.bodyText.trimStart().startsWith("{") || !goDecodes(msg)) {
+    return rpcFailure(400, undefined, -32700, "body must be a single JSON-RPC request or notification");
   }
-  if (msg.jsonrpc !== "2.0") return rpcError(400, id, -32600, 'invalid request: jsonrpc must be "2.0"');
-  if (typeof msg.method !== "string" || msg.method === "") {
-    return rpcError(400, id, -32600, "invalid request: missing method");
+  if (msg.jsonrpc !== "2.0" || msg.method === undefined || msg.method === "") {
+    return rpcFailure(400, undefined, -32600, 'jsonrpc must be "2.0" and method is required');
   }
-  if (!hasId) return { status: 202 };
+  if (!Object.hasOwn(msg, "id")) return { status: 202, headers: { "Cache-Control": "no-store" } };
+  if (typeof msg.id !== "string" && typeof msg.id !== "number") {
+    return rpcFailure(400, undefined, -32600, "id must be a string or a number");
+  }
   return undefined;
 }
 
-/** Check 9: the protocol version header. */
-function versionRefusal(h: Headers, id: unknown): Reply | undefined {
+/** Whether the members the relay decodes have their types (jsonrpc and method strings; null is none). */
+function goDecodes(msg: Record<string, unknown>): boolean {
+  const text = (v: unknown) => v === undefined || v === null || typeof v === "string";
+  return text(msg.jsonrpc) && text(msg.method);
+}
+
+/** The params and their headers: version, _meta, Mcp-Method, and Mcp-Name for tools/call. */
+function headerRefusal(req: IncomingRequest, id: unknown, method: string, raw: unknown): Reply | undefined {
+  const h = req.headers;
+  if (raw !== undefined && raw !== null && !isRecord(raw)) {
+    return rpcFailure(400, id, -32602, "params must be an object");
+  }
+  const params = isRecord(raw) ? raw : {};
   const version = h.get("mcp-protocol-version");
-  if (version === null) {
-    return rpcError(400, id, -32020, "header mismatch: MCP-Protocol-Version is required");
+  if (!version) {
+    return rpcFailure(
+      400,
+      id,
+      -32020,
+      `missing MCP-Protocol-Version header; this server speaks ${PROTOCOL_VERSION}`,
+    );
   }
   if (version !== PROTOCOL_VERSION) {
-    return rpcError(400, id, -32022, `unsupported protocol version ${version}`, {
+    return rpcFailure(400, id, -32022, "Unsupported protocol version", {
       supported: [PROTOCOL_VERSION],
       requested: version,
     });
   }
-  return undefined;
-}
-
-/** Check 10: params is an object whose `_meta` repeats the version and carries client capabilities. */
-function metaRefusal(id: unknown, raw: unknown, version: string): Reply | undefined {
-  const params = isRecord(raw) ? raw : undefined;
-  if (raw !== undefined && !params) {
-    return rpcError(400, id, -32602, "invalid params: params must be an object");
+  const meta = isRecord(params._meta) ? params._meta : {};
+  if (typeof meta[META_VERSION] !== "string") {
+    return rpcFailure(400, id, -32602, `params._meta[${JSON.stringify(META_VERSION)}] is required`);
   }
-  const meta = params && isRecord(params._meta) ? params._meta : undefined;
-  const metaVersion = meta?.[META_VERSION];
-  if (typeof metaVersion !== "string") {
-    return rpcError(400, id, -32602, `invalid params: _meta["${META_VERSION}"] is required`);
-  }
-  if (metaVersion !== version) {
-    return rpcError(
+  const mismatch = (header: string, value: string, body: string) =>
+    rpcFailure(
       400,
       id,
       -32020,
-      `header mismatch: MCP-Protocol-Version ${version} differs from _meta ${metaVersion}`,
+      `Header mismatch: ${header} header value '${value}' does not match body value '${body}'`,
+    );
+  if (meta[META_VERSION] !== version) {
+    return mismatch("MCP-Protocol-Version", version, meta[META_VERSION] as string);
+  }
+  if (!isRecord(meta[META_CAPS])) {
+    return rpcFailure(
+      400,
+      id,
+      -32602,
+      `params._meta[${JSON.stringify(META_CAPS)}] is required; send {} when the client has none`,
     );
   }
-  if (!isRecord(meta?.[META_CAPS])) {
-    return rpcError(400, id, -32602, `invalid params: _meta["${META_CAPS}"] must be an object`);
-  }
-  return undefined;
-}
-
-/** Checks 11 and 12: `Mcp-Method`, and `Mcp-Name` for tools/call (Base64 when not plain ASCII). */
-function routingRefusal(
-  h: Headers,
-  id: unknown,
-  method: string,
-  params: Args | undefined,
-): Reply | undefined {
   const mcpMethod = h.get("mcp-method");
-  if (mcpMethod !== method) {
-    return rpcError(
-      400,
-      id,
-      -32020,
-      `header mismatch: Mcp-Method ${JSON.stringify(mcpMethod)} differs from method ${method}`,
-    );
-  }
-  if (method !== "tools/call") return undefined;
+  if (!mcpMethod) return rpcFailure(400, id, -32020, "missing Mcp-Method header");
+  if (mcpMethod !== method) return mismatch("Mcp-Method", mcpMethod, method);
+  if (method !== "tools/call" && method !== "prompts/get" && method !== "resources/read") return undefined;
+  const source = String((method === "resources/read" ? params.uri : params.name) ?? "");
   const header = h.get("mcp-name");
-  if (header === null) {
-    return rpcError(400, id, -32020, "header mismatch: Mcp-Name is required for tools/call");
-  }
-  if (typeof params?.name !== "string") {
-    return rpcError(400, id, -32602, "invalid params: name is required");
-  }
-  const b64 = /^=\?base64\?(.*)\?=$/.exec(header);
-  const decoded = b64 ? decodeToken(b64[1]) : header;
-  if (decoded !== params.name) {
-    return rpcError(400, id, -32020, `header mismatch: Mcp-Name differs from params.name ${params.name}`);
-  }
-  return undefined;
+  if (!header) return rpcFailure(400, id, -32020, "missing Mcp-Name header");
+  const name = decodeHeaderValue(header);
+  if ("error" in name) return rpcFailure(400, id, -32020, `Header mismatch: Mcp-Name ${name.error}`);
+  return name.value === source ? undefined : mismatch("Mcp-Name", name.value, source);
 }
 
-/** A successful JSON-RPC answer, with the relay's resultType and serverInfo. */
+/** A header value as the relay decodes it: `=?base64?…?=`, or visible ASCII, space and tab. */
+function decodeHeaderValue(value: string): { value: string } | { error: string } {
+  const sentinel = /^=\?base64\?(.*)\?=$/s.exec(value);
+  if (sentinel) {
+    try {
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(sentinel[1]) || sentinel[1].length % 4 !== 0) throw new Error();
+      const bytes = Uint8Array.from(atob(sentinel[1]), (c) => c.charCodeAt(0));
+      return { value: new TextDecoder().decode(bytes) };
+    } catch {
+      return { error: "invalid Base64 header value" };
+    }
+  }
+  const safe = value === value.trim() && /^[\x20-\x7e\t]*$/.test(value);
+  return safe ? { value } : { error: "header value contains invalid characters" };
+}
+
+/** A result as the relay writes it, with its resultType and serverInfo (a test's own kept when it gave them). */
 function result(id: unknown, value: Record<string, unknown>): Reply {
-  const meta = isRecord(value._meta) ? value._meta : {};
-  return json(200, {
+  const meta = { ...(isRecord(value._meta) ? value._meta : {}), [META_SERVER]: { ...SERVER_INFO } };
+  const body = {
     jsonrpc: "2.0",
     id,
-    result: {
-      ...value,
-      resultType: value.resultType ?? "complete",
-      _meta: { ...meta, [META_SERVER]: { ...SERVER_INFO } },
-    },
-  });
+    result: { ...value, resultType: value.resultType ?? "complete", _meta: meta },
+  };
+  return {
+    status: 200,
+    body: goJson(body),
+    contentType: "application/json",
+    headers: { "Cache-Control": "no-store" },
+  };
 }
 
-async function callTool(
-  ctx: RelayContext,
-  id: string | number,
-  params: Args,
-  pubkey: string,
-  rec: RecordedRequest,
-): Promise<Reply> {
-  const name = params.name as string;
+async function toolsCall(ctx: RelayContext, id: unknown, params: Args, pubkey: string, rec: RecordedRequest) {
+  const name = typeof params.name === "string" ? params.name : "";
+  if (name === "") return rpcFailure(400, id, -32602, "params.name is required");
   const tool = ctx.table().find((t) => t.name === name);
-  if (!tool) return rpcError(400, id, -32602, `Unknown tool: ${name}`);
-  if (params.arguments !== undefined && !isRecord(params.arguments)) {
-    return rpcError(400, id, -32602, "invalid params: arguments must be an object");
+  if (!tool) return rpcFailure(400, id, -32602, `Unknown tool: ${name}`);
+  if (params.arguments !== undefined && params.arguments !== null && !isRecord(params.arguments)) {
+    return rpcFailure(400, id, -32602, "params.arguments must be an object");
   }
   const args = (params.arguments ?? {}) as Args;
   const call: CallContext = { pubkey, args, tool: name, request: rec };
-  const handler = ctx.handler(name) ?? ((c: CallContext) => defaultTool(tool, c, ctx.store));
-  const out = await handler(call);
-  if (isFault(out)) return out;
-  return result(id, out);
+  // A test's own handler answers as the test wrote it; the relay's tools answer as the relay does.
+  const handler = ctx.handler(name);
+  const out = handler ? await handler(call) : callTool(tool, call, ctx.tools);
+  return isFault(out) ? out : result(id, out);
 }
 
 /** Answers a request to `<prefix>/mcp` that is a POST. */
@@ -189,29 +214,25 @@ export async function answerMcp(
 ): Promise<Reply> {
   const auth = httpRefusal(ctx, req, rec);
   if (!("pubkey" in auth)) return auth;
-  const msg = rec.json;
-  const refused = messageRefusal(msg);
+  const refused = messageRefusal(rec);
   if (refused) return refused;
-  const { id, method, params: raw } = msg as { id: string | number; method: string; params?: unknown };
-  const params = isRecord(raw) ? raw : undefined;
-  const h = req.headers;
-  const problem = versionRefusal(h, id) ?? metaRefusal(id, raw, PROTOCOL_VERSION) ??
-    routingRefusal(h, id, method, params);
+  const { id, method, params } = rec.json as { id: unknown; method: string; params?: unknown };
+  const problem = headerRefusal(req, id, method, params);
   if (problem) return problem;
-
   switch (method) {
     case "server/discover":
       return result(id, {
         supportedVersions: [PROTOCOL_VERSION],
-        capabilities: { tools: { listChanged: false } },
-        serverInfo: { ...SERVER_INFO },
-        instructions: "Strict test relay: every POST carries NIP-98 and the MCP headers.",
+        capabilities: { tools: {} },
+        instructions: INSTRUCTIONS,
+        ttlMs: 3_600_000,
+        cacheScope: "private",
       });
     case "tools/list":
-      return result(id, { tools: ctx.table(), ttlMs: 60000, cacheScope: "private" });
+      return result(id, { tools: ctx.table(), ttlMs: 300_000, cacheScope: "private" });
     case "tools/call":
-      return await callTool(ctx, id, params as Args, auth.pubkey, rec);
+      return await toolsCall(ctx, id, (params ?? {}) as Args, auth.pubkey, rec);
     default:
-      return rpcError(404, id, -32601, `Method not found: ${method}`);
+      return rpcFailure(404, id, -32601, `method ${method} is not supported`);
   }
 }

@@ -1,7 +1,7 @@
-// `GET`/`HEAD <prefix>/media/<sha256>[.<ext>]`: what tinyagent's `download` hits (rpc-facts 6.4).
-// The blob must be known; then, being a room attachment, it needs a NIP-98 signer (no payload) and,
-// on a members-only relay, a member. Served with the real relay's download headers; one byte range
-// is honoured, as Go's http.ServeContent does.
+// `GET`/`HEAD <prefix>/media/<sha256>[.<ext>]`: what tinyagent's `download` hits (rpc-facts 6.4), and
+// the download behind it and `/files/raw` alike (tinyrelay's fileDownload): a NIP-98 signer or nobody,
+// the read gate, the blob, its rooms; served with the relay's download headers, one byte range
+// honoured as Go's http.ServeContent does.
 
 import type { IncomingRequest, Reply } from "./exchange.ts";
 import type { NostrContext } from "./context.ts";
@@ -10,7 +10,7 @@ import { servedInline } from "./media_types.ts";
 import type { Attachment, RecordedRequest } from "./types.ts";
 
 /** `<sha256>` with an optional extension of 1 to 8 letters and digits. */
-const MEDIA_NAME_RE = /^([0-9a-f]{64})(?:\.[A-Za-z0-9]{1,8})?$/;
+const MEDIA_NAME_RE = /^([0-9a-f]{64})(?:\.[a-z0-9]{1,8})?$/;
 
 /** The one range asked for, "unsatisfiable", or undefined for the whole body (none, or several). */
 function rangeOf(header: string | null, size: number): [number, number] | "unsatisfiable" | undefined {
@@ -28,21 +28,23 @@ function rangeOf(header: string | null, size: number): [number, number] | "unsat
 /**
  * A blob's bytes with the real relay's download headers: one range honoured (Go's ServeContent,
  * the end clamped to the last byte), several ranges or none served whole; `lastModified` sets
- * Last-Modified as ServeContent does from the upload time.
+ * Last-Modified as ServeContent does from the upload time. Types shown inline keep theirs; any other
+ * is sent as application/octet-stream, to be saved, under the file's hash.
  */
 export function serve(
   req: IncomingRequest,
   blob: Pick<Attachment, "bytes" | "type">,
+  hash: string,
   lastModified?: number,
 ): Reply {
   const inline = servedInline(blob.type);
   const headers: Record<string, string> = {
     "Content-Type": inline ? blob.type : "application/octet-stream",
+    "Content-Disposition": `${inline ? "inline" : "attachment"}; filename=${hash}`,
+    "Cache-Control": "private, no-store",
+    "Content-Security-Policy": "sandbox",
+    "Accept-Ranges": "bytes",
   };
-  if (!inline) headers["Content-Disposition"] = "attachment";
-  headers["Cache-Control"] = "private, no-store";
-  headers["Content-Security-Policy"] = "sandbox";
-  headers["Accept-Ranges"] = "bytes";
   if (lastModified) headers["Last-Modified"] = new Date(lastModified * 1000).toUTCString();
   const size = blob.bytes.length;
   const range = rangeOf(req.headers.get("range"), size);
@@ -52,6 +54,40 @@ export function serve(
   if (range === undefined) return { status: 200, body: blob.bytes, headers };
   headers["Content-Range"] = `bytes ${range[0]}-${range[1]}/${size}`;
   return { status: 206, body: blob.bytes.subarray(range[0], range[1] + 1), headers };
+}
+
+/**
+ * The relay's download (fileDownload), behind both /media and /files/raw: the caller (a NIP-98 signer,
+ * or nobody), the read gate, the blob, then a room attachment's rooms, one of which the caller must see.
+ */
+export function download(ctx: NostrContext, req: IncomingRequest, rec: RecordedRequest, hash: string): Reply {
+  const signer = tokenSigner(ctx, rec, "", true);
+  if ("refusal" in signer) return signer.refusal;
+  const refused = ctx.readRefusal(signer.pubkey);
+  if (refused) return plainError(refused);
+  const file = ctx.file(hash);
+  // Go's own words for a row not found, which the relay passes on as they are.
+  if (!file) return plainError("sql: no rows in result set", 400);
+  const rooms = ctx.attachments.get(hash)?.rooms ?? new Set<string>();
+  const seen = rooms.size === 0 || [...rooms].some((id) => {
+    const room = ctx.uploads.room(id);
+    return room !== undefined && (room.access === "open" || room.roleOf(signer.pubkey) !== undefined);
+  });
+  if (!seen) {
+    return plainError(
+      signer.pubkey === ""
+        ? "auth-required: room attachment"
+        : "restricted: room attachment membership required",
+    );
+  }
+  return serve(ctx.seekable() ? req : withoutRange(req), file, hash, file.uploaded);
+}
+
+/** The request as a store that cannot seek reads it: its Range ignored. */
+function withoutRange(req: IncomingRequest): IncomingRequest {
+  const headers = new Headers(req.headers);
+  headers.delete("range");
+  return { ...req, headers };
 }
 
 /** Answers a request under `<prefix>/media/`; `name` is what follows it. */
@@ -65,13 +101,6 @@ export function answerMedia(
     return plainError("method not allowed", 405, { Allow: "GET, HEAD" });
   }
   const m = MEDIA_NAME_RE.exec(name);
-  const blob = m ? ctx.attachments.get(m[1]) : undefined;
-  // The blob is looked up first: the refusals below are those of a room attachment.
-  if (!blob) return plainError("not found", 404);
-  const signer = tokenSigner(ctx, rec, "auth-required: room attachment");
-  if ("refusal" in signer) return signer.refusal;
-  if (ctx.membersOnly() && !ctx.isMember(signer.pubkey)) {
-    return plainError("restricted: room attachment membership required");
-  }
-  return serve(req, blob);
+  if (!m) return plainError("404 page not found", 404);
+  return download(ctx, req, rec, m[1]);
 }

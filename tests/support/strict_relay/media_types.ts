@@ -51,22 +51,26 @@ export function sniffMediaType(bytes: Uint8Array): string {
   return "application/octet-stream";
 }
 
+/** The relay's extension for each type it names one for (blob.go); any other type's URL has none. */
 const EXTENSIONS: Record<string, string> = {
   "image/png": "png",
   "image/jpeg": "jpg",
   "image/gif": "gif",
   "image/webp": "webp",
+  "image/avif": "avif",
   "image/svg+xml": "svg",
+  "video/mp4": "mp4",
+  "video/webm": "webm",
+  "video/quicktime": "mov",
+  "audio/mpeg": "mp3",
+  "audio/ogg": "ogg",
+  "audio/wav": "wav",
+  "audio/mp4": "m4a",
   "application/pdf": "pdf",
   "application/json": "json",
   "text/plain": "txt",
   "text/markdown": "md",
-  "text/csv": "csv",
-  "text/html": "html",
-  "audio/mpeg": "mp3",
-  "audio/ogg": "ogg",
-  "video/mp4": "mp4",
-  "video/webm": "webm",
+  "application/vnd.blossom.directory+msgpack": "bdir",
 };
 
 /** The URL extension for a type ("" for a type without a known one: the URL then has none). */
@@ -94,7 +98,7 @@ function baseName(path: string): string {
  */
 export function cleanFilename(raw: string | null): string {
   // deno-lint-ignore no-control-regex
-  const name = [...baseName(raw ?? "").replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").trim()].slice(0, 255)
+  const name = [...baseName(raw ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim()].slice(0, 255)
     .join("");
   return name === "" || name === "." || name === "/" ? "file" : name;
 }

@@ -15,11 +15,10 @@
 
 import { testCertificates } from "../tls.ts";
 import { ATTACHMENT_MAX_BYTES } from "./attachments_endpoint.ts";
-import { DEFAULT_MAX_BODY, RelayCore } from "./core.ts";
+import { DEFAULT_MCP_BODY, RelayCore } from "./core.ts";
 import type { FrontEnd } from "./exchange.ts";
 import { Http1FrontEnd } from "./http1_server.ts";
 import { Http2FrontEnd } from "./http2_server.ts";
-import { DEFAULT_MAX_MESSAGE } from "./nostr_side.ts";
 import { TlsGate } from "./tls_gate.ts";
 import type { CutHow, StrictRelay, StrictRelayOptions } from "./types.ts";
 
@@ -31,6 +30,7 @@ export type {
   CutHow,
   Fault,
   GrantScope,
+  GrantState,
   NostrEvent,
   RecordedRequest,
   StrictRelay,
@@ -49,10 +49,13 @@ export { demoContent, filesContent, jobsContent, roomsContent, wikiContent } fro
 export { issuesContent } from "./content_gen_repo.ts";
 export { type GenKey, mergeSeeds } from "./content_gen_kit.ts";
 
-/** What front ends read of a body: maxBodyBytes, and never less than a Nostr route may take. */
+/** A body larger than this the twin reads no further, whatever the operator's flag (its own memory). */
+const READ_CAP = 64 * 1024 * 1024;
+
+/** What front ends read of a body: what any route may take, within the twin's own cap. */
 function readLimit(options: StrictRelayOptions): number {
-  const message = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE;
-  return Math.max(options.maxBodyBytes ?? DEFAULT_MAX_BODY, ATTACHMENT_MAX_BYTES + 1, message + 1);
+  const message = Math.min(options.maxMessageBytes || READ_CAP, READ_CAP);
+  return Math.max(options.maxMessageBytes || DEFAULT_MCP_BODY, ATTACHMENT_MAX_BYTES, message) + 1;
 }
 
 /** Starts a relay on 127.0.0.1 (an OS-chosen port unless `port` is given). Close it with relay.close(). */

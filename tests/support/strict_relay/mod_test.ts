@@ -546,7 +546,7 @@ Deno.test("strict relay: request checks in the relay's order", async (t) => {
   });
 
   await t.step("a body over maxBodyBytes is 413", async () => {
-    await withRelay({ maxBodyBytes: 1024 }, async (relay) => {
+    await withRelay({ maxMessageBytes: 1024 }, async (relay) => {
       const a = await call(relay, "list_rooms", { q: "x".repeat(2000) });
       assert.equal(a.status, 413);
       assert.equal(relay.requests[0].bodySize > 1024, true);

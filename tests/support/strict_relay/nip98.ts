@@ -1,11 +1,12 @@
-// NIP-98 as the real relay checks it: the token's encoding, the event's signature (verified with
-// nostr-tools), kind, ±60 s window, URL, method and payload hash of the raw body bytes, and each
-// accepted event id refused for 60 s afterwards.
+// NIP-98 as the real relay checks it (tinyrelay's auth.VerifyNIP98), in its order and words: the
+// header, the token's encoding, the event (parsed as every event is), kind, ±60 s window, URL,
+// method, the payload hash of the raw body bytes, and each accepted event id refused for 60 s.
 
-import { type NostrEvent, validateEvent, verifyEvent } from "nostr-tools/pure";
+import type { NostrEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import type { RecordedRequest } from "./types.ts";
+import { decoded, eventProblem } from "./signed_event.ts";
 import { isRecord } from "./values.ts";
 
 const NIP98_KIND = 27235;
@@ -46,9 +47,9 @@ function tagValue(ev: NostrEvent, name: string): string | undefined {
 
 /** The event in an `Authorization: Nostr <token>` header, when it decodes (valid or not). */
 export function parseAuth(headers: Headers): NostrEvent | undefined {
-  const header = headers.get("authorization");
-  if (!header?.startsWith("Nostr ")) return undefined;
-  const json = decodeToken(header.slice(6).trim());
+  const fields = (headers.get("authorization") ?? "").trim().split(/\s+/);
+  if (fields.length !== 2 || fields[0].toLowerCase() !== "nostr") return undefined;
+  const json = decodeToken(fields[1]);
   if (json === undefined) return undefined;
   try {
     const ev = JSON.parse(json);
@@ -58,44 +59,20 @@ export function parseAuth(headers: Headers): NostrEvent | undefined {
   }
 }
 
-export type Authentication = { pubkey: string } | { reason: string };
+/** The signer, or why the token is refused in the relay's words (each door prefixes `auth-required: `). */
+export type Authentication = { pubkey: string } | { reason: string; missing?: true };
 
 /**
- * When the `payload` tag is checked: "when-body" (the MCP and management endpoints: whenever there is
- * a body), "required" (/events: always), "unchecked" (attachment uploads check it later, against the
- * blob, with their own reason).
+ * When the `payload` tag is checked: "when-body" (whenever there is a body, or a payload tag to
+ * match an empty one: every door that reads the body first), "unchecked" (attachment uploads check
+ * it later, against the blob, with their own words).
  */
-export type PayloadRule = "when-body" | "required" | "unchecked";
+export type PayloadRule = "when-body" | "unchecked";
 
-/** The verifier's reasons for "no key at all": routes that name their own refusal for it. */
-export const NO_TOKEN_REASONS: readonly string[] = ["missing token", "authorization scheme must be Nostr"];
+/** The text a request without a NIP-98 header is refused with (a door may allow it, as /media does). */
+export const MISSING_TOKEN = "missing Nostr Authorization header";
 
-/**
- * The real relay's wording (rpc-facts 6.3) for a verifier reason, on the routes that answer with it
- * (/events, attachments, media); /mcp and /manage/rpc keep the verifier's own. Reasons the real relay's
- * list does not name map onto the nearest it does: a signature that does not verify is a malformed
- * token, a token from the future is outside the window as an old one is, and a missing payload tag
- * cannot match the body.
- */
-export function relayReason(reason: string): string {
-  if (NO_TOKEN_REASONS.includes(reason)) return "missing Nostr Authorization header";
-  if (reason.startsWith("wrong kind")) return "token must be kind 27235";
-  const known: Record<string, string> = {
-    "invalid token encoding": "malformed NIP-98 token",
-    "malformed token event": "malformed NIP-98 token",
-    "invalid signature": "malformed NIP-98 token",
-    "token expired": "token expired",
-    "token from the future": "token expired",
-    "url mismatch": "token was signed for another URL",
-    "method mismatch": "token was signed for another method",
-    "missing payload": "token payload hash does not match the body",
-    "payload mismatch": "token payload hash does not match the body",
-    "replayed token": "token replay detected",
-  };
-  return known[reason] ?? reason;
-}
-
-/** Checks tokens against a clock, remembering accepted ones to refuse replays. */
+/** Checks tokens against a clock, remembering accepted ones to refuse replays (tinyrelay's VerifyNIP98). */
 export class TokenVerifier {
   #now: () => number;
   #seen = new Map<string, number>();
@@ -104,39 +81,39 @@ export class TokenVerifier {
     this.#now = now;
   }
 
-  /** The signer's pubkey, or the reason the request's token is refused. */
+  /** The signer's pubkey, or the reason the request's token is refused, in the relay's order. */
   verify(rec: RecordedRequest, payloadRule: PayloadRule): Authentication {
-    const header = rec.headers.get("authorization");
-    if (!header) return { reason: "missing token" };
-    if (!header.startsWith("Nostr ")) return { reason: "authorization scheme must be Nostr" };
-    const ev = rec.auth as unknown;
-    if (ev === undefined) return { reason: "invalid token encoding" };
-    if (
-      !isRecord(ev) || !validateEvent(ev) || !Number.isInteger(ev.kind) || !Number.isInteger(ev.created_at) ||
-      typeof ev.id !== "string" || typeof ev.sig !== "string"
-    ) {
-      return { reason: "malformed token event" };
+    const fields = (rec.headers.get("authorization") ?? "").trim().split(/\s+/);
+    if (fields.length !== 2 || fields[0].toLowerCase() !== "nostr") {
+      return { reason: MISSING_TOKEN, missing: true };
     }
-    // Verify a copy: nostr-tools caches the verdict on the object it is given.
-    const event = structuredClone(ev) as unknown as NostrEvent;
-    if (!verifyEvent(event)) return { reason: "invalid signature" };
-    if (event.kind !== NIP98_KIND) return { reason: `wrong kind ${event.kind}` };
+    const json = decodeToken(fields[1]);
+    let raw: unknown;
+    try {
+      raw = json === undefined ? undefined : JSON.parse(json);
+    } catch {
+      return { reason: "invalid event JSON: invalid character looking for beginning of value" };
+    }
+    if (json === undefined) return { reason: "malformed NIP-98 token" };
+    const problem = eventProblem(raw);
+    if (problem) return { reason: problem };
+    const event = decoded(raw as Record<string, unknown>);
+    if (event.kind !== NIP98_KIND) return { reason: "token must be kind 27235" };
     const now = this.#now();
-    if (event.created_at < now - TOKEN_WINDOW_S) return { reason: "token expired" };
-    if (event.created_at > now + TOKEN_WINDOW_S) return { reason: "token from the future" };
+    if (Math.abs(now - event.created_at) > TOKEN_WINDOW_S) return { reason: "token expired" };
     const u = tagValue(event, "u");
-    if (u === undefined || !sameUrl(u, rec.url)) return { reason: "url mismatch" };
+    if (u === undefined || !sameUrl(u, rec.url)) return { reason: "token was signed for another URL" };
     const method = tagValue(event, "method");
     if (method === undefined || method.toUpperCase() !== rec.method.toUpperCase()) {
-      return { reason: "method mismatch" };
+      return { reason: "token was signed for another method" };
     }
     const payload = tagValue(event, "payload");
-    const checked = payloadRule === "required" || (payloadRule === "when-body" && rec.body.length > 0);
-    if (checked) {
-      if (payload === undefined) return { reason: "missing payload" };
-      if (payload !== bytesToHex(sha256(rec.body))) return { reason: "payload mismatch" };
+    if (payloadRule === "when-body" && (rec.body.length > 0 || payload !== undefined)) {
+      if (payload !== bytesToHex(sha256(rec.body))) {
+        return { reason: "token payload hash does not match the body" };
+      }
     }
-    return this.#admit(event.id, now) ? { pubkey: event.pubkey } : { reason: "replayed token" };
+    return this.#admit(event.id, now) ? { pubkey: event.pubkey } : { reason: "token replay detected" };
   }
 
   /** Records an event id unless it was accepted within the window. */

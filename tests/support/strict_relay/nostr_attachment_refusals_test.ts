@@ -46,7 +46,7 @@ Deno.test("strict relay attachments: the method, then NIP-98 without the body, t
 });
 
 Deno.test("strict relay attachments: then the body, its hash, its type", async (t) => {
-  await withRelay({ maxBodyBytes: MiB }, async (relay) => {
+  await withRelay({ maxMessageBytes: MiB }, async (relay) => {
     await t.step("empty; over 32 MiB; a bad token over 32 MiB is still a 401", async () => {
       refused(
         await upload(relay, new Uint8Array()),

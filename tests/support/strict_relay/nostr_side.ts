@@ -5,19 +5,22 @@
 import type { NostrEvent } from "nostr-tools/pure";
 import { answerUpload, plainError } from "./attachments_endpoint.ts";
 import type { NostrContext } from "./context.ts";
-import { type GatePolicy, gateRefusal, type Receipt, receipt } from "./event_gates.ts";
+import { type GateContext, gateRefusal, type Receipt, receipt } from "./event_gates.ts";
 import { EventStore } from "./event_store.ts";
 import { answerEvents } from "./events_endpoint.ts";
 import type { IncomingRequest, Reply } from "./exchange.ts";
 import type { Filter } from "./filters.ts";
+import { answerFileDownload } from "./files_endpoint.ts";
 import { answerMedia } from "./media_endpoint.ts";
+import type { UploadDeps } from "./room_uploads.ts";
 import type { Authentication, PayloadRule } from "./nip98.ts";
 import { canonical, eventProblem } from "./signed_event.ts";
 import type { Attachment, ClientMessage, RecordedRequest, WsMode } from "./types.ts";
 import { type WsBinding, WsServer } from "./ws_server.ts";
 import { type SessionHost, WsSession } from "./ws_session.ts";
 
-export const DEFAULT_MAX_MESSAGE = 1024 * 1024;
+/** No limit: the relay's --max-message-bytes defaults to 0, which sets none on the websocket or /events. */
+export const NO_MESSAGE_LIMIT = Number.POSITIVE_INFINITY;
 export const DEFAULT_CLOSE_REASON = "blocked: relay access policy changed; subscribe again";
 
 /** What the Nostr side reads of the core. */
@@ -32,6 +35,18 @@ export interface NostrSideOptions {
   readsNeedAuth(): boolean;
   /** The relay's rooms (tests change them at run time). */
   rooms(): ReadonlySet<string>;
+  /** What the write gates read of the relay, for a write whose door authenticated `session`. */
+  gates(session: ReadonlySet<string>): GateContext;
+  uploads: UploadDeps;
+  /** The relay's one event store. */
+  store: EventStore;
+  /** The read gate for one caller ("" for nobody). */
+  readRefusal(pubkey: string): string | undefined;
+  file(sha256: string): { bytes: Uint8Array; type: string; uploaded: number } | undefined;
+  seekable(): boolean;
+  /** Told of each event accepted and newly stored (a room joined, a room created). */
+  accepted?(ev: NostrEvent): void;
+  /** The operator's --max-message-bytes (0 or none: no limit on the websocket or /events). */
   maxMessageBytes?: number;
 }
 
@@ -43,10 +58,10 @@ function isUpgrade(req: IncomingRequest): boolean {
 }
 
 export class NostrSide implements SessionHost {
-  readonly store = new EventStore();
+  readonly store: EventStore;
   readonly maxMessageBytes: number;
   readonly clientMessages: ClientMessage[] = [];
-  readonly attachments = new Map<string, Attachment>();
+  readonly attachments: Map<string, Attachment>;
   #o: NostrSideOptions;
   #mode: WsMode = "normal";
   #gate?: (event: NostrEvent) => string | undefined;
@@ -56,7 +71,9 @@ export class NostrSide implements SessionHost {
 
   constructor(options: NostrSideOptions) {
     this.#o = options;
-    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE;
+    this.maxMessageBytes = options.maxMessageBytes || NO_MESSAGE_LIMIT;
+    this.attachments = options.uploads.attachments;
+    this.store = options.store;
     this.#ws = new WsServer((socket, binding) => this.#start(socket, binding));
     this.store.onStored((ev) => {
       for (const session of this.#sessions) session.deliver(ev);
@@ -68,11 +85,12 @@ export class NostrSide implements SessionHost {
       maxMessageBytes: this.maxMessageBytes,
       now: () => options.now(),
       authenticate: (rec, payload) => options.authenticate(rec, payload),
-      membersOnly: () => options.membersOnly(),
-      isMember: (pubkey) => options.isMember(pubkey),
-      rooms: () => options.rooms(),
-      publish: (ev) => this.publish(ev),
+      publish: (ev, session) => this.publish(ev, session),
       attachments: this.attachments,
+      uploads: options.uploads,
+      readRefusal: (pubkey) => options.readRefusal(pubkey),
+      file: (sha256) => options.file(sha256),
+      seekable: () => options.seekable(),
     };
   }
 
@@ -98,6 +116,7 @@ export class NostrSide implements SessionHost {
     const upload = UPLOAD_RE.exec(path);
     if (upload) return answerUpload(this.#ctx, req, rec, upload[1]);
     if (path.startsWith("/media/")) return answerMedia(this.#ctx, req, rec, path.slice("/media/".length));
+    if (path === "/files/raw") return answerFileDownload(this.#ctx, req, rec);
     return undefined;
   }
 
@@ -123,18 +142,33 @@ export class NostrSide implements SessionHost {
   stored(filters: Filter[]): NostrEvent[] {
     return this.store.query(filters);
   }
-  publish(ev: NostrEvent, authRefusal?: string): Receipt {
-    const policy: GatePolicy = {
-      rooms: this.#o.rooms(),
-      membersOnly: this.#o.membersOnly(),
-      isMember: (pubkey) => this.#o.isMember(pubkey),
-      now: () => this.#o.now(),
-      hook: this.#gate,
-    };
-    const refused = gateRefusal(ev, policy, authRefusal);
+  more(filters: Filter[]): boolean {
+    return this.store.more(filters);
+  }
+  /**
+   * Gates and stores a signed event that came by a door which authenticated `session`: the one publish
+   * path of the websocket, POST /events and /mcp's write tools. A duplicate is accepted, and says so.
+   */
+  publish(ev: NostrEvent, session: ReadonlySet<string>): Receipt {
+    const refused = gateRefusal(ev, this.#o.gates(session)) ?? this.#gate?.(ev);
     if (refused) return receipt(ev, false, refused);
+    const newer = this.#newerVersion(ev);
+    if (newer) return receipt(ev, false, newer);
     const fresh = this.store.add(canonical(ev));
+    if (fresh) this.#o.accepted?.(ev);
     return receipt(ev, true, fresh ? "" : "duplicate: already have this event");
+  }
+  /** A replaceable or addressable event older than the stored version is refused, as storage refuses it. */
+  #newerVersion(ev: NostrEvent): string | undefined {
+    const replaceable = ev.kind === 0 || ev.kind === 3 || (ev.kind >= 10000 && ev.kind < 20000);
+    const addressable = ev.kind >= 30000 && ev.kind < 40000;
+    if (!replaceable && !addressable) return undefined;
+    const d = ev.tags.find((t) => t[0] === "d")?.[1] ?? "";
+    const stored = this.store.events.find((e) =>
+      e.id !== ev.id && e.kind === ev.kind && e.pubkey === ev.pubkey &&
+      (replaceable || (e.tags.find((t) => t[0] === "d")?.[1] ?? "") === d)
+    );
+    return stored && stored.created_at > ev.created_at ? "duplicate: a newer version exists" : undefined;
   }
   record(message: ClientMessage): void {
     this.clientMessages.push(message);

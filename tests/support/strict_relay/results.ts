@@ -1,10 +1,26 @@
 // The shapes tool handlers answer with: results as the relay writes them, NIP-86 errors, the rate
 // limiter's 429, and the test for a scripted Fault.
 
-import { isRecord } from "./values.ts";
+import { goJson, isRecord } from "./values.ts";
 import type { Fault, ToolResult } from "./types.ts";
 
-/** A tool failure as the relay reports it: an isError result whose text the agent can act on. */
+/**
+ * A tool's answer as tinyrelay's mcp.Value makes it: the value as structuredContent, mirrored as one
+ * text block of its JSON (Go's escaping).
+ */
+export function relayValue(value: unknown): ToolResult {
+  return { content: [{ type: "text", text: goJson(value) }], structuredContent: value, isError: false };
+}
+
+/**
+ * A tool failure as tinyrelay's mcp.Failure makes it: the message as the text, and the structured data
+ * that helps correct the call, or null when there is none (the relay always sends the member).
+ */
+export function relayFailure(message: string, structured: unknown = null): ToolResult {
+  return { content: [{ type: "text", text: message }], structuredContent: structured, isError: true };
+}
+
+/** A tool failure written by a test: an isError result whose text the agent can act on. */
 export function toolError(message: string, structured: Record<string, unknown> = { message }): ToolResult {
   return { content: [{ type: "text", text: message }], structuredContent: structured, isError: true };
 }

@@ -430,14 +430,17 @@ Deno.test("strict relay over TLS: faults", async (t) => {
   }
 
   await t.step("HTTP/2: a 40 MiB body arrives whole; over maxBodyBytes it is 413", async () => {
-    await withTlsRelay({ tls: true, http2: true, maxBodyBytes: 41 * 1024 * 1024 }, async (relay, client) => {
-      const text = JSON.stringify({ pad: "x".repeat(40 * 1024 * 1024) });
-      const res = await fetch(relay.mcpUrl, { method: "POST", body: text, client });
-      await res.body?.cancel();
-      assert.equal(relay.requests.at(-1)?.bodySize, text.length);
-      assert.equal(relay.requests.at(-1)?.httpVersion, "2");
-    });
-    await withTlsRelay({ tls: true, http2: true, maxBodyBytes: 1024 }, async (relay, client) => {
+    await withTlsRelay(
+      { tls: true, http2: true, maxMessageBytes: 41 * 1024 * 1024 },
+      async (relay, client) => {
+        const text = JSON.stringify({ pad: "x".repeat(40 * 1024 * 1024) });
+        const res = await fetch(relay.mcpUrl, { method: "POST", body: text, client });
+        await res.body?.cancel();
+        assert.equal(relay.requests.at(-1)?.bodySize, text.length);
+        assert.equal(relay.requests.at(-1)?.httpVersion, "2");
+      },
+    );
+    await withTlsRelay({ tls: true, http2: true, maxMessageBytes: 1024 }, async (relay, client) => {
       const body = "x".repeat(4096);
       const res = await fetch(relay.mcpUrl, {
         method: "POST",

@@ -8,7 +8,7 @@ export type { NostrEvent };
 /** The only MCP revision the relay serves. */
 export const PROTOCOL_VERSION = "2026-07-28";
 /** The serverInfo carried in every result's `_meta`. */
-export const SERVER_INFO = { name: "strict-relay", version: "test" } as const;
+export const SERVER_INFO = { name: "tinyrelay", version: "0.1.0-dev" } as const;
 /** The NIP-98 challenge sent with every 401. */
 export const WWW_AUTHENTICATE = 'Nostr realm="tiny"';
 
@@ -111,11 +111,13 @@ export interface StrictRelayOptions {
   tools?: ToolDef[];
   /** Appended to the table. */
   extraTools?: ToolDef[];
-  /** Default 64 MiB (the real relay uses 1 MiB; tests forward a 40 MiB line). */
-  maxBodyBytes?: number;
-  /** A signer not in `members` is refused with 403 "restricted: this relay is members-only". */
+  /**
+   * Members-only (reads `members`, writes `allowlist`): a key that is neither a member, nor an agent,
+   * nor the owner reads nothing (its read tools answer `auth-required: this relay is members-only`)
+   * and writes nothing; /mcp still answers it (tools/list included). Default false.
+   */
   membersOnly?: boolean;
-  /** Hex pubkeys that count as members when membersOnly is set. */
+  /** Hex pubkeys of the relay's members; with membersOnly, only they may hold the default grant. */
   members?: string[];
   /** Unix seconds, for the ±60 s token window and templates (default Date.now()/1000). */
   now?: () => number;
@@ -128,8 +130,12 @@ export interface StrictRelayOptions {
   keepAlive?: boolean;
   /** The port to listen on, on 127.0.0.1 (default 0: one the OS picks). */
   port?: number;
-  /** What the default browsegrant's active grant covers (default rooms general, kinds 1111 and 9). */
-  grantScope?: GrantScope;
+  /**
+   * The grant every key but the owner holds (one a test gives it with setGrant aside), as a relay
+   * whose operator granted it: default room general, the kinds tinyagent's write tools publish, no
+   * repositories, 60 events a minute. null: no default grant, keys are members or nobody.
+   */
+  grantScope?: GrantScope | null;
   /**
    * Serve HTTPS with the test certificate (tests/support/tls.ts: a test CA, SANs 127.0.0.1,
    * 127.0.0.2 and localhost). Default false: plain HTTP/1.1.
@@ -151,8 +157,9 @@ export interface StrictRelayOptions {
   /** Websocket reads need AUTH: `CLOSED auth-required: this relay requires AUTH` until then. */
   readsNeedAuth?: boolean;
   /**
-   * The real relay's message size (default 1 MiB): a larger websocket message is a NOTICE
-   * `error: message too large`, a larger /events body a 400 `http: request body too large`.
+   * The operator's --max-message-bytes: a larger /mcp or /manage/rpc body is 413, a larger websocket
+   * message a NOTICE `error: message too large`, a larger /events body a 400 `http: request body too
+   * large`. Default 0, as the relay's: /mcp then takes 1 MiB, the websocket and /events any size.
    */
   maxMessageBytes?: number;
 }
@@ -195,10 +202,23 @@ export interface Attachment {
   uploaded: number;
 }
 
-/** The rooms and kinds an agent grant covers. */
+/** A grant's state besides its scope (StrictRelay.setGrant). */
+export interface GrantState {
+  paused?: boolean;
+  revoked?: boolean;
+  /** Unix seconds. */
+  expires?: number;
+}
+
+/** What an agent grant covers (kind 30392's room, k, repo, jobs and rate tags). */
 export interface GrantScope {
   rooms: string[];
   kinds: number[];
+  /** `<owner hex>:<identifier>` to its level; none: no repository events. */
+  repos?: Record<string, "propose" | "read" | "maintain">;
+  jobs?: "request" | "serve" | "both";
+  /** Events per minute, 1 to 600 (default 60). */
+  rate?: number;
 }
 
 export interface StrictRelay {
@@ -235,8 +255,13 @@ export interface StrictRelay {
   script(...faults: Fault[]): void;
   /** Every subsequent request waits this long before being answered (0 to clear). */
   delay(ms: number): void;
-  /** The browsegrant result (or a Fault) for a signer and its params. */
+  /** The browsegrant result (or a Fault) for a signer and its params, in place of the grants'. */
   setBrowsegrant(fn: BrowsegrantFn): void;
+  /**
+   * Gives `pubkey` a grant of its own over `scope` (active for 30 days unless `state` says otherwise),
+   * or none at all (null), or the default grant again (undefined). The gates and browsegrant follow it.
+   */
+  setGrant(pubkey: string, scope: GrantScope | null | undefined, state?: GrantState): void;
   /** "http" or "https". */
   readonly scheme: "http" | "https";
   /** Whether h2 is offered (tls with http2). */

@@ -23,3 +23,18 @@ export function latin1(bytes: Uint8Array): string {
   for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return out;
 }
+
+/**
+ * A value as Go's json.Marshal writes it: HTML's <, > and & escaped, and U+2028 and U+2029 too, which
+ * is what the relay's text blocks and JSON bodies carry.
+ */
+export function goJson(value: unknown): string {
+  const escapes: Record<string, string> = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+  };
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => escapes[c]);
+}

@@ -24,8 +24,10 @@ export interface SessionHost {
   readRefusal(authed: ReadonlySet<string>): string | undefined;
   /** The stored events a REQ's filters select, newest first. */
   stored(filters: Filter[]): NostrEvent[];
-  /** Gates and stores a complete signed event; `authRefusal` refuses it after the AUTH-kind check. */
-  publish(ev: NostrEvent, authRefusal?: string): Receipt;
+  /** Gates and stores a complete signed event published by a connection authenticated as `session`. */
+  publish(ev: NostrEvent, session: ReadonlySet<string>): Receipt;
+  /** Whether a history was cut short by a filter's limit. */
+  more(filters: Filter[]): boolean;
   record(message: ClientMessage): void;
   /** The session is over (its socket closed). */
   ended(session: WsSession): void;
@@ -182,8 +184,21 @@ export class WsSession {
     const refusal = this.#info.mode === "no-challenge" ? undefined : this.#host.readRefusal(this.#authed);
     if (refusal) return this.#send(["CLOSED", id, refusal]);
     for (const ev of this.#host.stored(filters)) this.#send(["EVENT", id, ev]);
-    this.#send(["EOSE", id]);
+    this.#send(["EOSE", id, this.#hints(filters)]);
     this.#subs.set(id, filters);
+  }
+
+  /**
+   * EOSE's hints, as the relay gives them: "more" when a limit cut the history short, else "finish";
+   * then "auth" when a filter names no kinds, or asks for private kinds before AUTH.
+   */
+  #hints(filters: Filter[]): string[] {
+    const hints = [this.#host.more(filters) ? "more" : "finish"];
+    const privateKinds = [4, 13, 1059, 21059, 24133, 30390];
+    const unauthedPrivate = this.#authed.size === 0 &&
+      filters.some((f) => f.kinds?.some((kind) => privateKinds.includes(kind)));
+    if (filters.some((f) => f.kinds === undefined) || unauthedPrivate) hints.push("auth");
+    return hints;
   }
 
   #event(message: unknown[]): void {
@@ -195,10 +210,10 @@ export class WsSession {
       return this.#send(["OK", id, false, problem]);
     }
     const ev = canonical(raw as NostrEvent);
-    // An open relay (no-challenge) takes writes without AUTH too; otherwise any authenticated key may
-    // publish, the author's rights being the gates' business, as on /events (the spec is silent).
-    const open = this.#info.mode === "no-challenge" || this.#authed.size > 0;
-    const answer = this.#host.publish(ev, open ? undefined : "auth-required: this relay requires AUTH");
+    // The relay takes an EVENT with or without AUTH: who may publish what is the gates' business,
+    // judged by the event's author (AUTH matters only to an event marked for its author alone).
+    if (ev.kind === 22242) return this.#send(["OK", ev.id, false, "blocked: AUTH events use AUTH"]);
+    const answer = this.#host.publish(ev, this.#authed);
     this.#send(["OK", answer.event_id, answer.accepted, answer.message]);
   }
 }
