@@ -19,6 +19,7 @@ import {
   toolError,
 } from "../wire/mcp.ts";
 import { markPermission } from "../relay/answer.ts";
+import { withAdvice } from "../relay/refusal.ts";
 import type { Signer } from "../key/signer.ts";
 import { WriteBudget } from "../oversight/write_budget.ts";
 import { WriteGate, type WriteOrigin } from "../oversight/write_gate.ts";
@@ -203,7 +204,9 @@ export class Facade {
     const call = { name, args, gate, signal: context.origin?.signal };
     const forwarded = await (publishesNothing(name) ? upload : forward)(this.#forwarding, call);
     if (forwarded.answered && !this.#closed) await this.#table.refreshAfterAnswer();
-    const result = markPermission(forwarded.result);
+    // A refusal gets its mark and, when the relay's words name a cause, what the agent can do about it.
+    const marked = markPermission(forwarded.result);
+    const result = forwarded.answered ? withAdvice(marked) : marked;
     const relayTool = forwarded.answered ? name : undefined;
     const retryAfter = forwarded.answer?.ok === false ? forwarded.answer.failure.retryAfter : undefined;
     return retryAfter === undefined ? { result, relayTool } : { result, relayTool, retryAfter };

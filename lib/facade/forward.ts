@@ -9,6 +9,7 @@ import { failureText, type RelayAnswer } from "../relay/answer.ts";
 import type { Signer } from "../key/signer.ts";
 import { unsigned } from "../oversight/gated_publish.ts";
 import type { WriteGate } from "../oversight/write_gate.ts";
+import { carriesArguments, resubmission } from "./resubmission.ts";
 import { decideSigning, eventToSign } from "./signing_rules.ts";
 
 /** The two calls the facade makes to the relay. */
@@ -119,10 +120,26 @@ export async function forward(f: Forwarding, { name, args, gate, signal }: OneCa
   clearance.reservation.spend();
   gate.sending(name, event.id);
   // The second answer is the publish result; it is never signed again.
-  const second = await relayCall(f, name, { ...args, event }, signal);
+  const second = await resubmit(f, name, resubmission(name, args, { ...event }), signal);
   // relayCall always gives the relay's answer, or what kept it from being sent.
   const result = await gate.signed(name, args, event, second.answer!, second.result, clearance.approval);
   return { ...second, result };
+}
+
+/**
+ * The signed event sent back; refused as too large with the arguments beside it (an operator's bound
+ * below the default, or a front's), it goes once more alone: a 413 means the relay read none of it.
+ */
+async function resubmit(
+  f: Forwarding,
+  name: string,
+  args: JsonObject,
+  signal?: AbortSignal,
+): Promise<Forwarded> {
+  const second = await relayCall(f, name, args, signal);
+  const tooLarge = second.answer?.ok === false && second.answer.failure.tooLarge === true;
+  if (!tooLarge || !carriesArguments(args)) return second;
+  return await relayCall(f, name, { event: args.event }, signal);
 }
 
 /**

@@ -23,6 +23,8 @@ export interface RelayFailure {
   unsent?: boolean;
   /** The relay is rate-limiting this key (HTTP 429): seconds to wait, from its Retry-After. */
   retryAfter?: number;
+  /** The request was larger than the relay (or a front) takes (HTTP 413): it was not read, nor acted on. */
+  tooLarge?: boolean;
 }
 
 /** A raw HTTP answer from the relay, or why there was none. */
@@ -121,14 +123,17 @@ export function interpretAnswer(
         class: "relay",
         detail: text,
         unknownTool: code === INVALID_PARAMS && /^unknown tool/i.test(text),
+        ...(status === 413 ? { tooLarge: true } : {}),
       },
     };
   }
   if (status < 200 || status >= 300) {
-    return fail(
+    const refused = fail(
       "relay",
       message ?? (bodyText.trim() ? `${statusLine}: ${excerpt(bodyText, 200)}` : statusLine),
     );
+    if (status === 413 && !refused.ok) refused.failure.tooLarge = true;
+    return refused;
   }
   if (!contentType || !/^application\/json\b/i.test(contentType.trim())) {
     return fail(

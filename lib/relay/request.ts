@@ -63,3 +63,14 @@ export function manageRequest(method: string, params: unknown[]): PreparedReques
     },
   };
 }
+
+/**
+ * The largest request body the relay takes when its operator sets no other (tinyrelay's MCP server
+ * default, 1 MiB; `--max-message-bytes` replaces it).
+ */
+export const RELAY_BODY_BOUND = 1024 * 1024;
+
+/** The bytes a tools/call of `name` with `args` takes on the wire, its id at its longest. */
+export function callBodyBytes(name: string, args: JsonObject): number {
+  return mcpRequest(Number.MAX_SAFE_INTEGER, "tools/call", { name, arguments: args }).body.length;
+}
