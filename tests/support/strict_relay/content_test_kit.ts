@@ -89,6 +89,15 @@ export async function refused(
   });
 }
 
+/**
+ * The real relay's read_file takes the file's `hash` (and nothing else); this table's entry still
+ * asks for `sha256`, so a test that reads files by hash gives the relay the real entry first.
+ */
+export function realReadFile(relay: StrictRelay) {
+  const inputSchema = { type: "object", properties: { hash: { type: "string" } }, required: ["hash"] };
+  relay.setTable(relay.tools.map((t) => t.name === "read_file" ? { ...t, inputSchema } : t));
+}
+
 /** Publishes an event the two-step way (template, then the signed event) through a write tool. */
 export async function publishWith(
   relay: StrictRelay,
