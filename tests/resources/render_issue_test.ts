@@ -88,13 +88,13 @@ Deno.test("a long diff is cut visibly; the relay's own cut and an unavailable di
   assert.ok(/\[cut: [\d,]+ more characters not shown; \?as=json gives the relay's whole answer\]/.test(md));
   assert.ok(md.includes("[the relay cut this diff]"));
   const none = renderIssue(
-    { ...READ_PULL, diff: undefined, diff_unavailable: "merge base not found" },
+    { ...READ_PULL, diff: undefined, diff_unavailable: "merge base is unavailable locally" },
     true,
     OWNER,
     "t",
     CTX,
   )!;
-  assert.ok(none.includes("## Diff\n\nNo diff: merge base not found"));
+  assert.ok(none.includes("## Diff\n\nNo diff: merge base is unavailable locally"));
   assert.ok(renderIssue({ ...READ_PULL, diff: 42 }, true, OWNER, "t", CTX)!.includes("## Diff\n\nNo diff."));
 });
 
