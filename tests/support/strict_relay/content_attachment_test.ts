@@ -8,7 +8,8 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 import { filesContent } from "./mod.ts";
 import { BYTES_ELSEWHERE } from "./content_attachment.ts";
 import { withRelay } from "./nostr_test_kit.ts";
-import { AGENT, call, refused } from "./content_test_kit.ts";
+import { AGENT, call, viewOf } from "./content_test_kit.ts";
+import { readAttachment } from "./content_files.ts";
 
 const AT = 1_700_000_000;
 const shaOf = (bytes: Uint8Array) => bytesToHex(sha256(bytes));
@@ -60,7 +61,18 @@ Deno.test("content shapes: read_attachment's descriptor, content block and refus
       [{ type: "text", text: "attachment exceeds max_bytes" }],
       { size: files.image.bytes.length },
     ]);
-    const over = { sha256: files.image.sha256, max_bytes: 5 * 1024 * 1024 };
-    await refused(relay, "read_attachment", over, "max_bytes must be between 1 and 4194304");
   });
+});
+
+Deno.test("content shapes: read_attachment's own max_bytes rule, behind the relay's schema", () => {
+  const files = filesContent({ uploader: AGENT.pk });
+  const view = viewOf(files.seed);
+  const read = (max_bytes: unknown) => readAttachment({ sha256: files.image.sha256, max_bytes }, view);
+  assert.deepEqual(read(5 * 1024 * 1024), {
+    content: [{ type: "text", text: "max_bytes must be between 1 and 4194304" }],
+    structuredContent: null,
+    isError: true,
+  });
+  assert.equal(read(0).isError, false, "0 is the default, 4 MiB");
+  assert.equal(read(undefined).isError, false);
 });
