@@ -26,8 +26,11 @@ export interface ToolFailure {
 
 export type ToolReading = { ok: true; answer: Record<string, unknown> } | { ok: false; failure: ToolFailure };
 
-/** The relay's words for an id it does not have (a room, an event, a repository, a file). */
-const NOT_FOUND = /^(?:relay: )?(?:not found\b|file does not exist\b)/i;
+/**
+ * The relay's words for an id it does not have (a room, an event, a repository, a file); its
+ * read_attachment puts "attachment unavailable: " before the reason of every failure of a read.
+ */
+const NOT_FOUND = /^(?:relay: )?(?:attachment unavailable: )?(?:not found\b|file does not exist\b)/i;
 
 /** The text of a result's first text block, on one line and bounded. */
 function firstText(result: Record<string, unknown>): string {

@@ -261,6 +261,6 @@ export class Reader {
 /** Whether a file's read was over the facade's 256 KiB bound, or the relay's own. */
 function tooBig(reading: ToolReading): boolean {
   if (reading.ok) return boundMarker(reading.answer) !== undefined;
-  // The strict relay's words are "too large: …"; any refusal speaking of the size limit counts.
+  // The relay's words are "attachment exceeds max_bytes"; any refusal speaking of the size limit counts.
   return reading.failure.kind === "refused" && /too large|exceeds|max_bytes/i.test(reading.failure.text);
 }

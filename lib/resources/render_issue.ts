@@ -1,9 +1,9 @@
 // An issue or a pull request from read_issue's and read_pull_request's answer (repository, root,
-// item {id, kind, author, created_at, title, content, labels, status}, replies newest first, each
-// an event with file, line and side when it reviews a diff line, updates, statuses, diff,
-// diff_unavailable, diff_truncated, reply_cursor, can_status): title, status, labels, author, the
-// description, a pull request's commits and diff (cut visibly), then the replies oldest first and
-// the status changes. Pure.
+// item {id, kind, author, created_at, title, content, labels, status, and an agent's proposal
+// marks}, replies newest first, each an event with file, line and side when it reviews a diff line
+// and the same marks, updates, statuses, diff, diff_unavailable, diff_truncated, reply_cursor,
+// can_status): title, status, labels, author, the description, a pull request's commits and diff
+// (cut visibly), then the replies oldest first and the status changes. Pure.
 
 import { isObject } from "../wire/json.ts";
 import type { JsonObject } from "../wire/mcp.ts";
@@ -34,15 +34,21 @@ function statusWord(kind: number | undefined, pull: boolean): string {
   return kind !== undefined && words[kind] ? words[kind] : `kind ${kind ?? "unknown"}`;
 }
 
-/** A proposal's state, as the relay marks one (agents' issues, pull requests and comments wait for a maintainer). */
-function proposalNote(value: JsonObject | undefined): string | undefined {
-  if (!value) return undefined;
-  const proposal = value.proposal, approval = value.approval;
-  const parts: string[] = [];
-  if (typeof proposal === "string" && proposal) parts.push(`proposal ${inline(proposal, 40)}`);
-  else if (proposal === true) parts.push("a proposal awaiting a maintainer");
-  if (typeof approval === "string" && approval) parts.push(`approval ${inline(approval, 40)}`);
-  return parts.length === 0 ? undefined : parts.join(" · ");
+/**
+ * An agent's proposal as the relay marks one (proposal true; approval pending, approved or rejected,
+ * with who answered and when): waiting for a maintainer, or their answer. Undefined when unmarked.
+ */
+function proposalNote(value: JsonObject | undefined, ctx: RenderContext): string | undefined {
+  if (value?.proposal !== true) return undefined;
+  const approval = str(value, "approval");
+  if (approval === undefined || approval === "pending") return "an agent's proposal awaiting a maintainer";
+  const by = str(value, "approval_by"), at = num(value, "approval_at");
+  const answer = approval === "approved" || approval === "rejected"
+    ? approval
+    : `answered ${inline(approval, 40)}`;
+  return `an agent's proposal, ${answer}${by ? ` by ${who(by, ctx)}` : ""}${
+    at === undefined ? "" : ` at ${when(at)}`
+  }`;
 }
 
 /** What is read, where it lives, and how the header speaks of it. */
@@ -68,7 +74,7 @@ function headerLines(answer: unknown, { item, root, pull, repo }: Subject, ctx: 
     "",
     `Repository ${code(repo, 400)}`,
   ];
-  const proposal = proposalNote(item);
+  const proposal = proposalNote(item, ctx);
   if (proposal) lines.push("", `This is ${proposal}.`);
   if (bool(answer, "can_status")) lines.push("", "Your key may change its status.");
   const body = str(item, "content") ?? root?.content ?? "";
@@ -132,7 +138,7 @@ function replyLines(answer: unknown, ctx: RenderContext): string[] {
         side ? ` (${inline(side, 10)} side)` : ""
       }`
       : "";
-    const proposal = proposalNote(reply.raw);
+    const proposal = proposalNote(reply.raw, ctx);
     lines.push(
       `**${who(reply.pubkey, ctx)}** · ${when(reply.createdAt)} · reply${anchor}${
         proposal ? ` · ${proposal}` : ""

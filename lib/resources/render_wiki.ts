@@ -1,7 +1,8 @@
 // A wiki page from read_wiki_page's answer (d, title, version {id, author, created_at, d, title,
-// summary, coordinate, likes, fork, content, …}, preferred_by, versions, merges, redirects_to,
-// redirects_from, history, can_approve): a short header, then the page's content exactly as its
-// author wrote it (Djot markup), cut only when over the page limit, visibly. Pure.
+// summary, coordinate, likes, fork, content (left out when empty), links, revision, …}, preferred_by,
+// versions, merges, redirects_to, redirects_from, history, can_approve): a short header, then the
+// page's content exactly as its author wrote it (Djot markup), cut only when over the page limit,
+// visibly. Pure.
 
 import { isObject } from "../wire/json.ts";
 import { arr, num, obj, str } from "./fields.ts";
@@ -70,7 +71,12 @@ export function renderWikiPage(answer: unknown, asked: string, ctx: RenderContex
   const forkOf = str(fork, "a") ?? str(fork, "e");
   if (forkOf) lines.push("", `Forked from ${code(forkOf, 200)}.`);
   lines.push(...redirectLines(answer, d, ctx));
-  const content = str(version, "content");
+  // The relay leaves an empty content out of the version it shows in full: absent is empty.
+  const content = isObject(version) && version.content === undefined ? "" : str(version, "content");
+  if (content === "") {
+    lines.push("", "This version of the page is empty.");
+    return lines.join("\n") + "\n";
+  }
   if (content === undefined) {
     lines.push(
       "",

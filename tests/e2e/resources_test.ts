@@ -193,13 +193,20 @@ Deno.test("resources: completions from live listings — a room from two letters
   });
 });
 
-Deno.test("resources: a misspelt room is refused naming the right one", async () => {
-  await withResourceHost({}, async ({ client, base }) => {
+Deno.test("resources: a misspelt room or file is refused naming the right one", async () => {
+  await withResourceHost({}, async ({ client, base, content }) => {
     const refused = await refusedWith(client.readResource({ uri: `${base}/room/rom-007` }));
     assert.equal(refused.code, INVALID_PARAMS);
     assert.match(refused.message, new RegExp(`Nearest that resolves?: ${base}/room/room-007[.,]`));
     assert.deepEqual((refused.data as { nearest: string[] }).nearest[0], `${base}/room/room-007`);
     assert.equal((refused.data as { reason: string }).reason, "unknown-id");
+    // read_attachment says "attachment unavailable: …" of a file the relay does not hold.
+    const sha = content.files.text.sha256;
+    const misspelt = `${sha.slice(0, -1)}${sha.endsWith("0") ? "1" : "0"}`;
+    const file = await refusedWith(client.readResource({ uri: `${base}/file/${misspelt}` }));
+    assert.equal(file.code, INVALID_PARAMS);
+    assert.equal((file.data as { reason: string }).reason, "unknown-id");
+    assert.ok((file.data as { nearest: string[] }).nearest.includes(`${base}/file/${sha}`));
   });
 });
 

@@ -111,9 +111,9 @@ export const READ_ROOM = {
   next_cursor: `${T0 - 60}:${id("15")}`,
 };
 
-/** read_thread: room, root, replies newest first, edits, next_cursor. */
+/** read_thread: room (its own fields: the counts and role zero), root, replies newest first, edits, next_cursor. */
 export const READ_THREAD = {
-  room: { ...ROOM_SUMMARY },
+  room: { ...ROOM_SUMMARY, members: 0, last_message_at: 0, role: "" },
   root: PLANS,
   replies: [
     event({
@@ -130,7 +130,7 @@ export const READ_THREAD = {
   next_cursor: "",
 };
 
-/** read_repository, tree view (gitrelay.BrowsePage with maintainers). */
+/** read_repository, tree view (gitrelay.BrowsePage with maintainers, the owner first). */
 export const READ_REPOSITORY = {
   owner: OWNER,
   identifier: "tinyagent",
@@ -138,7 +138,7 @@ export const READ_REPOSITORY = {
   private: false,
   clone: ["https://relay.example/d4d4.git"],
   relays: ["wss://relay.example"],
-  maintainers: [{ pubkey: ALICE }],
+  maintainers: [{ pubkey: OWNER, role: "owner" }, { pubkey: ALICE, role: "maintainer" }],
   refs: { "refs/heads/main": "9f".repeat(20), "refs/tags/v0.1.0": "8e".repeat(20) },
   commit: "9f".repeat(20),
   path: "",
@@ -169,12 +169,12 @@ export const ISSUE_ROOT = event({
 /** read_issue (collaborationDetail): repository, root, item, replies newest first, updates, statuses. */
 export const READ_ISSUE = {
   repository: {
+    clone: READ_REPOSITORY.clone,
+    head: "ref: refs/heads/main",
+    maintainers: [{ pubkey: OWNER, role: "owner" }],
     owner: OWNER,
     private: false,
-    clone: READ_REPOSITORY.clone,
     refs: READ_REPOSITORY.refs,
-    head: "ref: refs/heads/main",
-    maintainers: [],
   },
   root: ISSUE_ROOT,
   item: {
@@ -248,28 +248,70 @@ export const READ_PULL = {
   can_status: true,
 };
 
-/** read_wiki_page (wikiPage). */
+/** A wiki version as list_wiki and read_wiki_page list one (wikiVersion, not in full). */
+function wikiVersion(fields: { id: string; author: string; at: number; likes?: number; revision?: number }) {
+  return {
+    id: fields.id,
+    author: fields.author,
+    created_at: fields.at,
+    d: "getting-started",
+    title: "Getting started",
+    summary: "First steps on this relay",
+    coordinate: `30818:${fields.author}:getting-started`,
+    likes: fields.likes ?? 0,
+    revision: fields.revision ?? 1,
+    revisions: fields.author === ALICE ? 2 : 1,
+  };
+}
+
+const ALICE_VERSION = wikiVersion({ id: id("51"), author: ALICE, at: T0, likes: 2, revision: 2 });
+const BOB_VERSION = wikiVersion({ id: id("52"), author: BOB, at: T0 - 600 });
+
+/** A merge request aimed at Alice's version (wikiMerge). */
+function wikiMerge(mergeId: string, status: string) {
+  return {
+    id: mergeId,
+    author: BOB,
+    created_at: T0 + 60,
+    content: "Take in my steps.",
+    target: `30818:${ALICE}:getting-started`,
+    target_d: "getting-started",
+    destination: ALICE,
+    source: id("52"),
+    status,
+    ...(status === "open" ? {} : { answered_at: T0 + 120, reaction: id("56") }),
+  };
+}
+
+/** read_wiki_page (wikiPage): the preferred version in full, the versions, merges, redirects, history. */
 export const READ_WIKI = {
   d: "getting-started",
   title: "Getting started",
   version: {
-    id: id("51"),
-    author: ALICE,
-    created_at: T0,
-    d: "getting-started",
-    title: "Getting started",
-    summary: "First steps on this relay",
-    coordinate: `30818:${ALICE}:getting-started`,
-    likes: 2,
+    ...ALICE_VERSION,
     content: "# Getting started\n\nRead [the rules](rules) first.\n",
     links: ["rules"],
+    revision: 2,
+    revisions: 2,
   },
   preferred_by: "reactions",
-  versions: [{ id: id("51") }, { id: id("52") }],
-  merges: [{ id: id("53"), status: "open" }, { id: id("54"), status: "accepted" }],
-  redirects_to: [{ id: id("55"), d: "start", target_d: "getting-started" }],
+  versions: [ALICE_VERSION, BOB_VERSION],
+  merges: [wikiMerge(id("53"), "open"), wikiMerge(id("54"), "accepted")],
+  redirects_to: [{
+    id: id("55"),
+    author: BOB,
+    created_at: T0 - 60,
+    d: "start",
+    target: `30818:${ALICE}:getting-started`,
+    target_d: "getting-started",
+    target_author: ALICE,
+  }],
   redirects_from: [],
-  history: [],
+  history: [
+    ALICE_VERSION,
+    BOB_VERSION,
+    { ...wikiVersion({ id: id("57"), author: ALICE, at: T0 - 3_600 }), superseded_by: id("51") },
+  ],
   can_approve: false,
 };
 
@@ -303,20 +345,28 @@ export const READ_JOB = {
   ],
 };
 
-/** read_attachment's structuredContent: the Blossom descriptor, data, and text for text types. */
+/** The extensions the relay gives a file's URL, for the types these fixtures use. */
+const EXTENSIONS: Record<string, string> = {
+  "image/png": ".png",
+  "text/plain": ".txt",
+  "application/pdf": ".pdf",
+};
+
+/** read_attachment's structuredContent (a Go map, keys sorted): the Blossom descriptor, data, and text for text types. */
 export function attachment(type: string, bytes: Uint8Array) {
   const data = btoa(String.fromCharCode(...bytes));
-  const descriptor: Record<string, unknown> = {
-    url: `https://relay.example/${id("71")}`,
-    sha256: id("71"),
+  const url = `https://relay.example/${id("71")}${EXTENSIONS[type] ?? ""}`;
+  const sha = id("71");
+  return {
+    data,
+    nip94: [["url", url], ["m", type], ["x", sha], ["ox", sha], ["size", String(bytes.length)]],
+    sha256: sha,
     size: bytes.length,
+    ...(type.startsWith("text/") ? { text: new TextDecoder().decode(bytes) } : {}),
     type,
     uploaded: T0,
-    nip94: [["url", `https://relay.example/${id("71")}`], ["m", type], ["x", id("71")]],
-    data,
+    url,
   };
-  if (type.startsWith("text/")) descriptor.text = new TextDecoder().decode(bytes);
-  return descriptor;
 }
 
 export const LIST_ROOMS = {
@@ -332,33 +382,35 @@ export const LIST_ROOMS = {
   next_cursor: "dev",
 };
 
+/** list_repositories: each a Go map (keys sorted), an empty clone or relay list null. */
 export const LIST_REPOSITORIES = {
   items: [
     {
-      owner: OWNER,
-      identifier: "tinyagent",
-      head: "ref: refs/heads/main",
-      private: false,
       clone: READ_REPOSITORY.clone,
-      relays: [],
+      head: "ref: refs/heads/main",
+      identifier: "tinyagent",
+      owner: OWNER,
+      private: false,
       refs: READ_REPOSITORY.refs,
+      relays: null,
     },
-    { owner: ALICE, identifier: "notes", head: "", private: true, clone: [], relays: [], refs: {} },
+    { clone: null, head: "", identifier: "notes", owner: ALICE, private: true, refs: {}, relays: null },
   ],
   next_cursor: "",
 };
 
+/** list_wiki: each page's preferred version, not in full. */
 export const LIST_WIKI = {
+  can_approve: false,
   items: [{
     d: "getting-started",
     title: "Getting started",
     summary: "First steps",
-    version: READ_WIKI.version,
+    version: ALICE_VERSION,
     versions: 2,
     open_merges: 1,
   }],
   next_cursor: "",
-  can_approve: false,
 };
 
 export const LIST_JOBS = {

@@ -76,7 +76,7 @@ Deno.test("over the facade's bound: a note with its size and pieces, linked to w
 
 Deno.test("the relay's own limit reads as the note too; a file the download lacks is refused naming the nearest", async () => {
   const { read } = reader({
-    read_attachment: () => new Failed("too large: the file is 400000 bytes, max_bytes is 4194304"),
+    read_attachment: () => new Failed("attachment exceeds max_bytes"),
     list_files: () => ({ items: [{ sha256: fileOf(TEXT).sha }], next_cursor: "" }),
   });
   const note = await read.read({ uri: `${R}/file/${fileOf(BINARY).sha}` });
@@ -84,4 +84,16 @@ Deno.test("the relay's own limit reads as the note too; a file the download lack
   const missing = await read.read({ uri: `${R}/file/${fileOf(TEXT).sha.replace(/^./, "0")}?range=0-1` });
   assert.ok("error" in missing);
   assert.equal((missing.error.data as { reason: string }).reason, "unknown-id");
+});
+
+Deno.test("a file the relay does not hold: its read_attachment refusal names the nearest file", async () => {
+  const { read } = reader({
+    read_attachment: () => new Failed("attachment unavailable: not found: file"),
+    list_files: () => ({ items: [{ sha256: fileOf(TEXT).sha }], next_cursor: "" }),
+  });
+  const uri = `${R}/file/${fileOf(TEXT).sha.replace(/^./, "0")}`;
+  const missing = await read.read({ uri });
+  assert.ok("error" in missing);
+  assert.equal((missing.error.data as { reason: string }).reason, "unknown-id");
+  assert.deepEqual((missing.error.data as { nearest: string[] }).nearest, [`${R}/file/${fileOf(TEXT).sha}`]);
 });

@@ -88,22 +88,43 @@ Deno.test("a long diff is cut visibly; the relay's own cut and an unavailable di
   assert.ok(/\[cut: [\d,]+ more characters not shown; \?as=json gives the relay's whole answer\]/.test(md));
   assert.ok(md.includes("[the relay cut this diff]"));
   const none = renderIssue(
-    { ...READ_PULL, diff: undefined, diff_unavailable: "merge base not found" },
+    { ...READ_PULL, diff: undefined, diff_unavailable: "merge base is unavailable locally" },
     true,
     OWNER,
     "t",
     CTX,
   )!;
-  assert.ok(none.includes("## Diff\n\nNo diff: merge base not found"));
+  assert.ok(none.includes("## Diff\n\nNo diff: merge base is unavailable locally"));
   assert.ok(renderIssue({ ...READ_PULL, diff: 42 }, true, OWNER, "t", CTX)!.includes("## Diff\n\nNo diff."));
 });
 
-Deno.test("proposals from agents are marked, on the item and on replies", () => {
-  const item = { ...READ_ISSUE.item, proposal: "pending", approval: "awaiting a maintainer" };
-  const replies = [{ ...READ_ISSUE.replies[0], proposal: true }];
-  const md = renderIssue({ ...READ_ISSUE, item, replies }, false, OWNER, "tinyagent", CTX)!;
-  assert.ok(md.includes("This is proposal pending · approval awaiting a maintainer."));
-  assert.ok(md.includes("· reply · a proposal awaiting a maintainer"));
+Deno.test("proposals from agents are marked with their answer, on the item and on replies", () => {
+  // The relay's marks: proposal true, approval pending, approved or rejected, and who answered when.
+  const item = { ...READ_ISSUE.item, proposal: true, approval: "pending" };
+  const approved = {
+    ...READ_ISSUE.replies[0],
+    proposal: true,
+    approval: "approved",
+    approval_event: id("39"),
+    approval_at: T0,
+    approval_by: ALICE,
+  };
+  const rejected = { ...READ_ISSUE.replies[1], proposal: true, approval: "rejected" };
+  const md = renderIssue(
+    { ...READ_ISSUE, item, replies: [approved, rejected] },
+    false,
+    OWNER,
+    "tinyagent",
+    NAMED,
+  )!;
+  assert.ok(md.includes("This is an agent's proposal awaiting a maintainer."));
+  assert.ok(
+    md.includes("· reply · an agent's proposal, approved by alice (npub15xs6rgdp…7wk8) at 2026-01-01"),
+  );
+  assert.ok(md.includes("· reply · an agent's proposal, rejected"));
+  assert.ok(!md.includes("approved · "), "one answer, said once");
+  const plain = renderIssue(READ_ISSUE, false, OWNER, "tinyagent", CTX)!;
+  assert.ok(!plain.includes("proposal"), "no marks, no note");
 });
 
 Deno.test("missing and mistyped fields never throw; an answer without item or root is not an issue", () => {

@@ -19,7 +19,7 @@ Deno.test("the tree view: facts, where its issues and pull requests read, then t
     "",
     "Relays: `wss://relay.example`",
     "",
-    "Maintainers: alice (npub15xs6rgdp…7wk8)",
+    "Maintainers: npub16n2df4x5…wsfn, alice (npub15xs6rgdp…7wk8)",
     "",
     "Branches and tags: `main` `9f9f9f9f9f9f`, `v0.1.0` `8e8e8e8e8e8e`",
     "",

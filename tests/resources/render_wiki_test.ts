@@ -61,6 +61,15 @@ Deno.test("a 10 MB page is cut visibly; a redirect-only page says where it goes"
   assert.ok(redirect.includes("This page has no version of its own."));
 });
 
+Deno.test("an empty page: the relay leaves its content out, and it reads as empty", () => {
+  const { content: _content, links: _links, ...empty } = READ_WIKI.version;
+  for (const version of [empty, { ...empty, content: "" }]) {
+    const md = renderWikiPage({ ...READ_WIKI, version }, "getting-started", CTX)!;
+    assert.ok(md.endsWith("\n\nThis version of the page is empty.\n"), md);
+    assert.ok(!md.includes("sent no content"));
+  }
+});
+
 Deno.test("missing, mistyped and hostile fields", () => {
   const md = renderWikiPage(
     { d: "x", version: { title: "T\n# no\u202e", content: 5, fork: { a: `30818:${ALICE}:x` } } },

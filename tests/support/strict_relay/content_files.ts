@@ -1,9 +1,12 @@
 // list_files, read_file and read_attachment from the seeded files, as the real relay's browsefiles
 // and browsefile give them (blob metadata with its URLs, newest first, the hash as cursor; a file's
-// metadata with a 256 KiB text preview), and read_attachment's descriptor and native content. The
-// files read_file and read_attachment find are the seeded ones, then those uploaded as room
-// attachments, then those uploaded with upload_attachment.
+// metadata with a 256 KiB text preview, found by its `hash`), and read_attachment's descriptor and
+// native content (content_attachment.ts). The files read_file and read_attachment find are the
+// seeded ones, then those uploaded as room attachments, then those uploaded with upload_attachment.
+// The relay lists an owner's or moderator's files by hash, and re-detects the type of a file stored
+// as application/octet-stream; content mode lists newest first for everyone and keeps the type.
 
+import { attachmentAnswer } from "./content_attachment.ts";
 import type { FileSeed } from "./content_types.ts";
 import {
   browseError,
@@ -14,10 +17,8 @@ import {
   type Reader,
   text,
 } from "./content_view.ts";
-import { attachmentResult } from "./default_tools.ts";
 
 const PREVIEW_BYTES = 256 * 1024;
-const READ_LIMIT = 4 * 1024 * 1024;
 /** The file a read names when the relay holds no such blob. */
 export const NO_FILE = "not found: file";
 
@@ -72,11 +73,8 @@ export const listFiles: Reader = (args, view) => {
   return browseOk({ items: page.map(([sha, f]) => metadata(sha, f, view)), next_cursor: next });
 };
 
-/** The call's hash: `hash`, as the relay names it, or this table's `sha256`. */
-const hashOf = (args: Record<string, unknown>) => text(args.hash) || text(args.sha256);
-
 export const readFile: Reader = (args, view) => {
-  const sha = hashOf(args);
+  const sha = text(args.hash);
   if (!HEX64.test(sha)) return browseError("invalid: bad blob sha256");
   const f = fileFor(view, sha);
   if (!f) return browseError(NO_FILE);
@@ -90,7 +88,8 @@ export const readFile: Reader = (args, view) => {
   }
   const binary = preview.includes(0) || decoded === undefined;
   const m = metadata(sha, f, view);
-  // A Go map: the keys sorted, the preview's fields among the blob's.
+  // A Go map: the keys sorted, the preview's fields among the blob's. Every stored file is public
+  // here (the relay also has members-only files), and no claim names a path.
   return browseOk({
     access: "public",
     binary,
@@ -108,14 +107,12 @@ export const readFile: Reader = (args, view) => {
   });
 };
 
+/** read_attachment: the relay's own failures say the attachment is unavailable, and why. */
 export const readAttachment: Reader = (args, view) => {
-  const sha = hashOf(args);
-  if (!HEX64.test(sha)) return browseError("invalid: bad blob sha256");
+  const sha = text(args.sha256);
+  // Why the relay's blob store finds no file is not in the source we read: the twin's words follow.
+  if (!HEX64.test(sha)) return browseError("attachment unavailable: invalid: bad blob sha256");
   const f = fileFor(view, sha);
-  if (!f) return browseError(NO_FILE);
-  const max = limitOf(args.max_bytes, READ_LIMIT, READ_LIMIT);
-  if (f.bytes.length > max) {
-    return browseError(`too large: the file is ${f.bytes.length} bytes, max_bytes is ${max}`);
-  }
-  return attachmentResult(f.bytes, f.type);
+  if (!f) return browseError(`attachment unavailable: ${NO_FILE}`);
+  return attachmentAnswer(sha, f, view, args.max_bytes);
 };

@@ -2,7 +2,10 @@
 // and 1618 events in the event store, as the real relay's browseissues/browsepulls and
 // browseissue/browsepull give them: items newest first with "<created_at>:<id>" cursors, the status
 // set by the newest status event from the author or a maintainer, `state` (or this table's
-// `status`), `label` and `q` filters, replies (kind 1111 NIP-22 comments) newest first.
+// `status`), `label` and `q` filters, replies (kind 1111 NIP-22 comments) newest first, 50 a page
+// (at most 100), and a pull request's diff cut at 512 KiB. The relay also marks agents' proposals
+// on items and replies (proposal, approval…); the source that attaches them is not in the index we
+// read, and the twin seeds no agent grants, so it never sends them.
 
 import type { NostrEvent } from "nostr-tools/pure";
 import { findRepository, NO_REPOSITORY, type Repository, repositoryRecord } from "./content_repos.ts";
@@ -12,6 +15,7 @@ import {
   browseOk,
   type ContentView,
   cursorOf,
+  cutUtf8,
   limitOf,
   newestFirst,
   parseCursor,
@@ -68,7 +72,7 @@ const names = (ev: NostrEvent, coordinate: string) =>
 function statusEvents(view: ContentView, repo: Repository, root: NostrEvent): NostrEvent[] {
   return view.events.filter((ev) =>
     STATUS_KINDS.has(ev.kind) && tagValues(ev, "e").includes(root.id) &&
-    (ev.pubkey === root.pubkey || repo.maintainers.includes(ev.pubkey))
+    (ev.pubkey === root.pubkey || repo.maintainerKeys.includes(ev.pubkey))
   ).sort(newestFirst);
 }
 
@@ -129,16 +133,31 @@ function rootFor(args: Record<string, unknown>, view: ContentView, kind: number)
   return { root: found, repo };
 }
 
-/** The pull request's revisions and its diff, from the seeded commit its newest revision names. */
-function pullParts(view: ContentView, repo: Repository, root: NostrEvent) {
+/** The relay renders at most this much of a pull request's diff, and says when it cut it. */
+const PULL_DIFF_BYTES = 512 * 1024;
+const OBJECT_ID = /^([0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/** The pull request's diff fields: the diff (cut as the relay cuts it), or the relay's reason for none. */
+function pullDiff(repo: Repository, tipEvent: NostrEvent): Record<string, unknown> {
+  const tip = tag(tipEvent, "c");
+  const base = tag(tipEvent, "merge-base");
+  const local = (oid: string) => (repo.seed.commits ?? []).find((c) => c.oid === oid);
+  if (base !== "" && !OBJECT_ID.test(base)) return { diff_unavailable: "invalid base commit" };
+  if (!OBJECT_ID.test(tip)) return { diff_unavailable: "invalid tip commit" };
+  const commit = local(tip);
+  if (!commit) return { diff_unavailable: "tip commit is unavailable locally" };
+  if (base !== "" && !local(base)) return { diff_unavailable: "base commit is unavailable locally" };
+  // The seed holds each commit's diff; ancestry and the merge base are not modelled.
+  const { text, cut } = cutUtf8(commit.diff ?? "", PULL_DIFF_BYTES);
+  return { ...(text === "" ? {} : { diff: text }), ...(cut ? { diff_truncated: true } : {}) };
+}
+
+/** The pull request's revisions (kind 1619 from its author), newest first, and its diff fields. */
+function pullParts(view: ContentView, repo: Repository, root: NostrEvent): Record<string, unknown> {
   const updates = view.events.filter((ev) =>
     ev.kind === 1619 && ev.pubkey === root.pubkey && tag(ev, "E") === root.id && tag(ev, "P") === root.pubkey
   ).sort(newestFirst);
-  const tip = tag(updates[0] ?? root, "c");
-  const commit = (repo.seed.commits ?? []).find((c) => c.oid === tip);
-  return commit
-    ? { updates, diff: commit.diff ?? "" }
-    : { updates, diff_unavailable: "not found: the pull request's commit is not on this relay" };
+  return { updates, ...pullDiff(repo, updates[0] ?? root) };
 }
 
 function detailOf(kind: number): Reader {
@@ -148,24 +167,28 @@ function detailOf(kind: number): Reader {
     const { root, repo } = found;
     const cursor = parseCursor(args.cursor);
     if (cursor === null) return browseError("invalid: collaboration cursor");
-    const replyLimit = limitOf(args.limit, 200, 200);
+    const replyLimit = limitOf(args.limit, 50);
     const statuses = statusEvents(view, repo, root).slice(0, 100);
     const replies = view.events.filter((ev) =>
       ev.kind === 1111 && tag(ev, "E") === root.id && tag(ev, "K") === String(root.kind) &&
       tag(ev, "P") === root.pubkey && after(ev, cursor)
     ).sort(newestFirst);
     const page = replies.slice(0, replyLimit);
-    const pull = kind === PULL ? pullParts(view, repo, root) : { updates: null };
+    const { updates, diff, diff_unavailable, diff_truncated } = kind === PULL
+      ? pullParts(view, repo, root)
+      : { updates: null };
+    // Go's struct order, its omitempty fields left out when empty.
     return browseOk({
       repository: repositoryRecord(repo),
       root,
       item: itemOf(root, statusOf(root, statuses)),
       replies: page.map(replyRow),
-      updates: pull.updates,
+      updates,
       statuses,
-      ...("diff" in pull && pull.diff !== "" ? { diff: pull.diff } : {}),
-      can_status: view.caller === root.pubkey || repo.maintainers.includes(view.caller),
-      ...("diff_unavailable" in pull ? { diff_unavailable: pull.diff_unavailable } : {}),
+      ...(diff === undefined ? {} : { diff }),
+      can_status: view.caller === root.pubkey || repo.maintainerKeys.includes(view.caller),
+      ...(diff_unavailable === undefined ? {} : { diff_unavailable }),
+      ...(diff_truncated === undefined ? {} : { diff_truncated }),
       ...(replies.length > replyLimit ? { reply_cursor: cursorOf(page[page.length - 1]) } : {}),
     });
   };

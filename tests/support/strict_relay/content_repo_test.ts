@@ -31,7 +31,18 @@ Deno.test("content repo: list_issues pages newest first and filters by state, la
       labels: first.labels,
       status: first.status,
     });
-    assert.deepEqual(all.repository.maintainers, [OWNER, ...content.maintainers.map((k) => k.pk)]);
+    assert.deepEqual(Object.keys(all.repository), [
+      "clone",
+      "head",
+      "maintainers",
+      "owner",
+      "private",
+      "refs",
+    ]);
+    assert.deepEqual(all.repository.maintainers, [
+      { pubkey: OWNER, role: "owner" },
+      ...content.maintainers.map((k) => ({ pubkey: k.pk, role: "maintainer" })),
+    ]);
     const paged = await everyPage(relay, "list_issues", { ...args, limit: 7 });
     assert.deepEqual(paged.pages, [7, 7, 6]);
     assert.deepEqual(ids(paged.items), ids(all.items), "each once through the cursor");

@@ -1,7 +1,8 @@
 // Hosted repositories as the real relay's browse methods show them: list_repositories (browserepos,
 // by "<owner>/<identifier>" with that as cursor, `q` on the identifier) and the repository record the
 // issue and pull request reads carry. An unknown repository is refused with the words the relay's
-// Git registry gives (Go's os.ErrNotExist: "file does not exist").
+// Git registry gives (Go's os.ErrNotExist: "file does not exist"). Go sends a nil slice as null, so
+// a repository with no clone URL or relay says `null` there, not `[]`.
 
 import * as nip19 from "nostr-tools/nip19";
 import type { RepositorySeed } from "./content_types.ts";
@@ -9,17 +10,39 @@ import { browseOk, type ContentView, limitOf, type Reader, text } from "./conten
 
 export const NO_REPOSITORY = "file does not exist";
 
+/** A maintainer as the relay lists one (gitrelay.Maintainer): the owner first, then the announced ones. */
+export interface Maintainer {
+  pubkey: string;
+  /** "owner", "maintainer" or "agent". */
+  role: string;
+  name?: string;
+}
+
 /** A repository with the defaults the seed leaves out filled in. */
 export interface Repository {
   owner: string;
   identifier: string;
   head: string;
   private: boolean;
-  clone: string[];
-  relays: string[];
+  clone: string[] | null;
+  relays: string[] | null;
   refs: Record<string, string>;
-  maintainers: string[];
+  maintainers: Maintainer[];
+  /** The keys whose status changes count: the owner's and the maintainers'. */
+  maintainerKeys: string[];
   seed: RepositorySeed;
+}
+
+/** A list as Go encodes a slice: null when it holds nothing. */
+const goSlice = (list: string[]): string[] | null => list.length === 0 ? null : list;
+
+/**
+ * The owner, then the seed's maintainers. The relay adds agents holding a maintain grant (role
+ * "agent", with the grant's name) last; the twin seeds no grants, so it lists none and no names.
+ */
+function maintainersOf(seed: RepositorySeed): Maintainer[] {
+  const keys = [...new Set([seed.owner, ...(seed.maintainers ?? [])])];
+  return keys.map((pubkey, i) => ({ pubkey, role: i === 0 ? "owner" : "maintainer" }));
 }
 
 export function repositoryOf(seed: RepositorySeed, view: ContentView): Repository {
@@ -30,10 +53,11 @@ export function repositoryOf(seed: RepositorySeed, view: ContentView): Repositor
     identifier: seed.identifier,
     head: seed.head ?? "ref: refs/heads/main",
     private: seed.private ?? false,
-    clone: seed.clone ?? [`${base}/${nip19.npubEncode(seed.owner)}/${seed.identifier}.git`],
-    relays: seed.relays ?? [base.replace(/^http/, "ws")],
+    clone: goSlice(seed.clone ?? [`${base}/${nip19.npubEncode(seed.owner)}/${seed.identifier}.git`]),
+    relays: goSlice(seed.relays ?? [base.replace(/^http/, "ws")]),
     refs: seed.refs ?? (newest ? { "refs/heads/main": newest } : {}),
-    maintainers: [...new Set([seed.owner, ...(seed.maintainers ?? [])])],
+    maintainers: maintainersOf(seed),
+    maintainerKeys: maintainersOf(seed).map((m) => m.pubkey),
     seed,
   };
 }

@@ -1,7 +1,9 @@
 // list_rooms, read_room and read_thread from seeded rooms and the room events in the event store,
 // shaped as the real relay's browserooms, browseroom and browsethread: rooms by id with the id as
-// cursor, raw room events newest first with "<created_at>:<id>" cursors, members owners first, and
-// its errors ("not found: room", "invalid: room cursor", "not found: thread" and the rest).
+// cursor, raw room events newest first with "<created_at>:<id>" cursors, members owners first, the
+// newest edit of each message shown, and its errors ("not found: room", "invalid: room cursor",
+// "not found: thread" and the rest). The relay lists no members to a key without a room role when
+// its member directory is private; the twin has no such setting and lists them to everyone.
 
 import type { NostrEvent } from "nostr-tools/pure";
 import type { MemberSeed, RoomSeed } from "./content_types.ts";
@@ -19,10 +21,16 @@ import {
   text,
 } from "./content_view.ts";
 
-/** The kinds read_room serves: messages, threads, thread replies and reactions. */
+/**
+ * The kinds read_room serves: messages, threads, thread replies and reactions. The relay's own list
+ * (roomMessageKinds) is not in the source we read; these are the twin's.
+ */
 const ROOM_KINDS = new Set([9, 11, 12, 7]);
-/** The kinds whose time is a room's last_message_at. */
-const MESSAGE_KINDS = new Set([9, 11, 12]);
+/** Rich content and an edit of a message: the first counts as a message, the second replaces one. */
+const RICH = 40002;
+const EDIT = 40003;
+/** The kinds whose time is a room's last_message_at, and that an edit may replace. */
+const MESSAGE_KINDS = new Set([9, 11, 12, RICH]);
 const ROLE_ORDER: Record<string, number> = { owner: 0, admin: 1 };
 
 interface MemberRow {
@@ -32,11 +40,11 @@ interface MemberRow {
   agent?: boolean;
 }
 
-/** Each room's events, in arrival order. */
+/** Each room's events, edits and rich content among them, in arrival order. */
 function roomEvents(view: ContentView): Map<string, NostrEvent[]> {
   const byRoom = new Map<string, NostrEvent[]>();
   for (const ev of view.events) {
-    const room = ROOM_KINDS.has(ev.kind) ? tag(ev, "h") : "";
+    const room = ROOM_KINDS.has(ev.kind) || ev.kind === RICH || ev.kind === EDIT ? tag(ev, "h") : "";
     if (!view.rooms.has(room)) continue;
     byRoom.get(room)?.push(ev) ?? byRoom.set(room, [ev]);
   }
@@ -106,6 +114,20 @@ function summaryOf(s: RoomState): Record<string, unknown> {
   return summary(s.room, s.members.length, last, s.role);
 }
 
+/** The e tag an edit names last: the message it replaces. */
+const editTarget = (ev: NostrEvent) => ev.tags.filter((t) => t[0] === "e" && t.length > 1).at(-1)?.[1];
+
+/** The newest edit by its own author of each message shown, newest first. */
+function editsOf(state: RoomState, shown: NostrEvent[]): NostrEvent[] {
+  const newest = (target: NostrEvent) =>
+    state.events.filter((ev) =>
+      ev.kind === EDIT && ev.pubkey === target.pubkey && ev.created_at >= target.created_at &&
+      editTarget(ev) === target.id
+    ).sort(newestFirst)[0];
+  return shown.filter((ev) => MESSAGE_KINDS.has(ev.kind)).map(newest).filter((ev) => ev !== undefined)
+    .sort(newestFirst);
+}
+
 /** A members room is hidden from keys that are not its members. */
 const hidden = (s: RoomState) => s.room.access === "members" && s.role === "";
 
@@ -143,10 +165,10 @@ export const readRoom: Reader = (args, view) => {
   if (typeof state === "string") return browseError(state);
   const cursor = parseCursor(args.cursor);
   if (cursor === null) return browseError("invalid: room cursor");
-  const sorted = [...state.events].sort(newestFirst);
+  const sorted = state.events.filter((ev) => ROOM_KINDS.has(ev.kind)).sort(newestFirst);
   const { page, next } = pageEvents(sorted, cursor, limitOf(args.limit, 100));
   return browseOk({
-    edits: [],
+    edits: editsOf(state, page),
     members: state.members,
     messages: page,
     next_cursor: next,
@@ -206,5 +228,11 @@ export const readThread: Reader = (args, view) => {
   const replies = threadReplies(state.events, root.id);
   const { page, next } = pageEvents(replies, cursor, limitOf(args.limit, 100));
   // The thread page names the room by its own fields alone: its counts and role stay zero.
-  return browseOk({ edits: [], next_cursor: next, replies: page, room: summary(state.room, 0, 0, ""), root });
+  return browseOk({
+    edits: editsOf(state, [root, ...page]),
+    next_cursor: next,
+    replies: page,
+    room: summary(state.room, 0, 0, ""),
+    root,
+  });
 };

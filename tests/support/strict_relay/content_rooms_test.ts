@@ -1,14 +1,16 @@
 // Content mode's rooms: 250 seeded rooms through list_rooms' cursor, each once; read_room and
-// read_thread from the event store, paged; their refusals; and a message posted after seeding,
-// which reaches read_room and a live websocket subscriber.
+// read_thread from the event store, paged, with each shown message's newest edit; their refusals;
+// and a message posted after seeding, which reaches read_room and a live websocket subscriber.
 
 import assert from "node:assert/strict";
 import { finalizeEvent, type NostrEvent } from "nostr-tools/pure";
 import { roomsContent } from "./mod.ts";
-import { signed, withRelay, withSocket } from "./nostr_test_kit.ts";
+import { newKey, signed, withRelay, withSocket } from "./nostr_test_kit.ts";
 import { AGENT, call, everyPage, publishWith, read, refused } from "./content_test_kit.ts";
 
 const newestFirst = (a: NostrEvent, b: NostrEvent) => b.created_at - a.created_at || (a.id < b.id ? -1 : 1);
+const AT = 1_700_000_000;
+const ids = (events: NostrEvent[]) => events.map((e) => e.id);
 
 Deno.test("content rooms: without a seed the reads echo; seeding turns content mode on", async () => {
   await withRelay({ rooms: [] }, async (relay) => {
@@ -177,5 +179,38 @@ Deno.test("content rooms: the text block is the JSON Go writes; messages of one 
       cursor = page.next_cursor;
     } while (cursor !== "" && seen.length < 10);
     assert.deepEqual(seen, same.map((e) => e.id).sort(), "the lower id first at the same second, each once");
+  });
+});
+
+Deno.test("content shapes: read_room and read_thread give each shown message's newest own edit", async () => {
+  const other = newKey();
+  const h = ["h", "talk"];
+  const root = signed(AGENT, { kind: 11, created_at: AT, tags: [h, ["subject", "Plans"]] });
+  const reply = signed(other, { kind: 12, created_at: AT + 1, tags: [h, ["e", root.id]] });
+  const edit = (key = AGENT, of = root, at = AT + 2) =>
+    signed(key, { kind: 40003, created_at: at, tags: [h, ["e", of.id]], content: "edited" });
+  const [older, newer, byOther, ofReply] = [
+    edit(),
+    edit(AGENT, root, AT + 3),
+    edit(other),
+    edit(other, reply),
+  ];
+  const rich = signed(other, { kind: 40002, created_at: AT + 9, tags: [h] });
+  await withRelay({ rooms: [] }, async (relay) => {
+    relay.seed({
+      rooms: [{ id: "talk", name: "Talk" }],
+      events: [root, reply, older, newer, byOther, ofReply, rich],
+    });
+    const room = await read(relay, "read_room", { id: "talk" });
+    assert.deepEqual(ids(room.edits), ids([newer, ofReply]), "the newest by each message's own author");
+    assert.deepEqual(
+      ids(room.messages),
+      ids([reply, root]),
+      "edits and rich content are not room messages here",
+    );
+    assert.equal(room.room.last_message_at, rich.created_at, "rich content is a message");
+    assert.deepEqual(ids((await read(relay, "read_room", { id: "talk", limit: 1 })).edits), ids([ofReply]));
+    const thread = await read(relay, "read_thread", { id: "talk", event: root.id });
+    assert.deepEqual(ids(thread.edits), ids([newer, ofReply]));
   });
 });

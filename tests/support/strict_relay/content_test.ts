@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { filesContent, jobsContent, rateLimited, roomsContent, wikiContent } from "./mod.ts";
 import { withRelay } from "./nostr_test_kit.ts";
-import { AGENT, call, read, refused } from "./content_test_kit.ts";
+import { AGENT, call, read, realReadFile, refused } from "./content_test_kit.ts";
 
 Deno.test("content wiki: pages by name, the preferred version, the history and a merge request", async () => {
   const wiki = wikiContent(5);
@@ -121,14 +121,14 @@ Deno.test("content files: list_files, read_file's preview, read_attachment's ima
       files.image.sha256,
     );
 
-    const text = await read(relay, "read_file", { sha256: files.text.sha256 });
+    realReadFile(relay);
+    const text = await read(relay, "read_file", { hash: files.text.sha256 });
     assert.deepEqual([text.content, text.binary, text.name], [
       new TextDecoder().decode(files.text.bytes),
       false,
       "notes.txt",
     ]);
-    // The relay's own argument is hash: it wins over this table's sha256.
-    const image = await read(relay, "read_file", { sha256: files.text.sha256, hash: files.image.sha256 });
+    const image = await read(relay, "read_file", { hash: files.image.sha256 });
     assert.deepEqual([image.binary, "content" in image, image.type], [true, false, "image/png"]);
 
     const attachment = await call(relay, "read_attachment", { sha256: files.image.sha256 });
@@ -136,16 +136,10 @@ Deno.test("content files: list_files, read_file's preview, read_attachment's ima
     assert.deepEqual([block.type, block.mimeType], ["image", "image/png"]);
     assert.deepEqual(Uint8Array.from(atob(block.data), (c) => c.charCodeAt(0)), files.image.bytes);
     assert.equal(attachment.result.structuredContent.sha256, files.image.sha256);
-    const small = { sha256: files.image.sha256, max_bytes: 10 };
-    await refused(
-      relay,
-      "read_attachment",
-      small,
-      `too large: the file is ${files.image.bytes.length} bytes, max_bytes is 10`,
-    );
-    await refused(relay, "read_file", { sha256: "0".repeat(64) }, "not found: file");
-    await refused(relay, "read_attachment", { sha256: "0".repeat(64) }, "not found: file");
-    await refused(relay, "read_file", { sha256: "nothex" }, "invalid: bad blob sha256");
+    await refused(relay, "read_file", { hash: "0".repeat(64) }, "not found: file");
+    await refused(relay, "read_file", { hash: "nothex" }, "invalid: bad blob sha256");
+    const none = { sha256: "0".repeat(64) };
+    await refused(relay, "read_attachment", none, "attachment unavailable: not found: file");
   });
 });
 

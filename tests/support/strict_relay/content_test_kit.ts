@@ -5,7 +5,11 @@
 import assert from "node:assert/strict";
 import type { NostrEvent } from "nostr-tools/pure";
 import { type Key, newKey, nip98, plain } from "./nostr_test_kit.ts";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
 import { PROTOCOL_VERSION, type StrictRelay } from "./mod.ts";
+import type { Seed } from "./content_types.ts";
+import type { ContentView } from "./content_view.ts";
 
 export const AGENT = newKey();
 
@@ -87,6 +91,34 @@ export async function refused(
     resultType: "complete",
     _meta: result._meta,
   });
+}
+
+/**
+ * The real relay's read_file takes the file's `hash` (and nothing else); this table's entry still
+ * asks for `sha256`, so a test that reads files by hash gives the relay the real entry first.
+ */
+export function realReadFile(relay: StrictRelay) {
+  const inputSchema = { type: "object", properties: { hash: { type: "string" } }, required: ["hash"] };
+  relay.setTable(relay.tools.map((t) => t.name === "read_file" ? { ...t, inputSchema } : t));
+}
+
+/**
+ * One call's view of a seed, for a reader called directly: the relay's input schema refuses some
+ * arguments (a limit over 100, max_bytes over 4 MiB) before its reader runs, and the reader's own
+ * rule for them is checked this way.
+ */
+export function viewOf(seed: Seed, url = "https://relay.example"): ContentView {
+  return {
+    caller: AGENT.pk,
+    now: Math.floor(Date.now() / 1000),
+    url,
+    events: seed.events ?? [],
+    rooms: new Map((seed.rooms ?? []).map((r) => [r.id, r])),
+    repositories: new Map((seed.repositories ?? []).map((r) => [`${r.owner}/${r.identifier}`, r])),
+    files: new Map((seed.files ?? []).map((f) => [bytesToHex(sha256(f.bytes)), f])),
+    uploads: new Map(),
+    attachments: new Map(),
+  };
 }
 
 /** Publishes an event the two-step way (template, then the signed event) through a write tool. */

@@ -1,7 +1,8 @@
 // read_repository from a seeded repository, as the real relay's browserepo page: the tree at a ref
 // (entries with Git's own blob and tree ids, in Git's order, paged by offset), a file, the history,
 // one commit and the activity (the repository's issues, pull requests, comments and statuses). The
-// seed holds one tree, the head's: every commit shows it.
+// seed holds one tree, the head's: every commit shows it. 50 entries or commits a page unless
+// `limit` (1 to 100) says otherwise; an empty page is null, as Go encodes a nil slice.
 
 import type { NostrEvent } from "nostr-tools/pure";
 import { sha1 } from "@noble/hashes/legacy.js";
@@ -12,6 +13,7 @@ import {
   browseError,
   browseOk,
   type ContentView,
+  cutUtf8,
   limitOf,
   newestFirst,
   type Reader,
@@ -87,6 +89,12 @@ function history(repo: Repository, commit: string, path: string): CommitSeed[] {
   );
 }
 
+/** A page of a list, or null when it holds nothing (Go's nil slice). */
+const pageOf = <T>(all: T[], offset: number, limit: number): T[] | null => {
+  const page = all.slice(offset, offset + limit);
+  return page.length === 0 ? null : page;
+};
+
 const commitRow = (c: CommitSeed) => ({
   oid: c.oid,
   parents: c.parents ?? [],
@@ -111,26 +119,21 @@ function activity(view: ContentView, repo: Repository, limit: number): NostrEven
 type Page = Record<string, unknown>;
 
 /** Fills the page for one view; a string is the relay's refusal. */
-function fill(
-  page: Page,
-  repo: Repository,
-  view: ContentView,
-  q: { path: string; offset: number; limit: number },
-) {
+function fill(page: Page, repo: Repository, q: { path: string; offset: number; limit: number }) {
   const files = repo.seed.files ?? {};
   switch (page.view) {
     case "tree": {
       // Git cannot list a file or a missing path as a tree; the relay passes its exit on.
       if (!isDir(files, q.path)) return "exit status 128";
       const all = children(files, q.path);
-      page.entries = all.slice(q.offset, q.offset + q.limit).map((e) => ({
+      page.entries = pageOf(all, q.offset, q.limit)?.map((e) => ({
         name: e.name,
         path: e.path,
         mode: e.type === "tree" ? "040000" : "100644",
         type: e.type,
         oid: bytesToHex(e.type === "tree" ? treeOid(files, e.path) : blobOid(files[e.path])),
         size: e.type === "tree" ? 0 : enc.encode(files[e.path]).length,
-      }));
+      })) ?? null;
       if (all.length > q.offset + q.limit) page.next_offset = q.offset + q.limit;
       return undefined;
     }
@@ -144,18 +147,20 @@ function fill(
     }
     case "history": {
       const all = history(repo, page.commit as string, q.path);
-      page.commits = all.slice(q.offset, q.offset + q.limit).map(commitRow);
+      page.commits = pageOf(all, q.offset, q.limit)?.map(commitRow) ?? null;
       if (all.length > q.offset + q.limit) page.next_offset = q.offset + q.limit;
       return undefined;
     }
     case "commit": {
-      const [commit] = history(repo, page.commit as string, "");
-      page.commits = commit ? [commitRow(commit)] : null;
-      page.diff = commit?.diff ?? "";
+      // The relay reads this as a history page of one, so next_offset says whether more follow.
+      const all = history(repo, page.commit as string, "");
+      page.commits = all.length ? [commitRow(all[0])] : null;
+      if (all.length > 1) page.next_offset = 1;
+      const { text, cut } = cutUtf8(all[0]?.diff ?? "", PREVIEW_BYTES);
+      [page.diff, page.truncated] = [text, cut];
       return undefined;
     }
     case "activity":
-      page.events = activity(view, repo, q.limit);
       return undefined;
   }
   return "invalid: unknown repository view";
@@ -176,6 +181,7 @@ export const readRepository: Reader = (args, view) => {
     private: repo.private,
     clone: repo.clone,
     relays: repo.relays,
+    maintainers: repo.maintainers,
     refs: repo.refs,
     commit: "",
     path,
@@ -187,12 +193,15 @@ export const readRepository: Reader = (args, view) => {
     commits: null,
     diff: "",
     next_offset: -1,
-    maintainers: repo.maintainers,
   };
-  if (Object.keys(repo.refs).length === 0) return browseOk(page);
+  const limit = limitOf(args.limit, 50);
+  // The activity view is the page and the events after it, even for a repository with no refs yet.
+  const withEvents = () =>
+    browseOk(page.view === "activity" ? { ...page, events: activity(view, repo, limit) } : page);
+  if (Object.keys(repo.refs).length === 0) return withEvents();
   const commit = commitFor(repo, text(args.ref));
   if (typeof commit !== "string") return browseError(commit.error);
   page.commit = commit;
-  const refused = fill(page, repo, view, { path, offset, limit: limitOf(args.limit, 50, 200) });
-  return refused ? browseError(refused) : browseOk(page);
+  const refused = fill(page, repo, { path, offset, limit });
+  return refused ? browseError(refused) : withEvents();
 };

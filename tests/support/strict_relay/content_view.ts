@@ -108,6 +108,16 @@ export function limitOf(raw: unknown, fallback: number, max = 100): number {
   return typeof raw === "number" && Number.isInteger(raw) && raw >= 1 && raw <= max ? raw : fallback;
 }
 
+/**
+ * The first `max` bytes of the text's UTF-8, as Go reads a bounded Git output: a character the cut
+ * splits becomes U+FFFD (strings.ToValidUTF8), and `cut` says whether anything was left out.
+ */
+export function cutUtf8(text: string, max: number): { text: string; cut: boolean } {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= max) return { text, cut: false };
+  return { text: new TextDecoder().decode(bytes.subarray(0, max)), cut: true };
+}
+
 /** A string argument, or "". */
 export function text(raw: unknown): string {
   return typeof raw === "string" ? raw : "";
