@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { filesContent, jobsContent, rateLimited, roomsContent, wikiContent } from "./mod.ts";
 import { withRelay } from "./nostr_test_kit.ts";
-import { AGENT, call, read, realReadFile, refused } from "./content_test_kit.ts";
+import { AGENT, call, read, refused } from "./content_test_kit.ts";
 
 Deno.test("content wiki: pages by name, the preferred version, the history and a merge request", async () => {
   const wiki = wikiContent(5);
@@ -121,7 +121,6 @@ Deno.test("content files: list_files, read_file's preview, read_attachment's ima
       files.image.sha256,
     );
 
-    realReadFile(relay);
     const text = await read(relay, "read_file", { hash: files.text.sha256 });
     assert.deepEqual([text.content, text.binary, text.name], [
       new TextDecoder().decode(files.text.bytes),

@@ -94,15 +94,6 @@ export async function refused(
 }
 
 /**
- * The real relay's read_file takes the file's `hash` (and nothing else); this table's entry still
- * asks for `sha256`, so a test that reads files by hash gives the relay the real entry first.
- */
-export function realReadFile(relay: StrictRelay) {
-  const inputSchema = { type: "object", properties: { hash: { type: "string" } }, required: ["hash"] };
-  relay.setTable(relay.tools.map((t) => t.name === "read_file" ? { ...t, inputSchema } : t));
-}
-
-/**
  * One call's view of a seed, for a reader called directly: the relay's input schema refuses some
  * arguments (a limit over 100, max_bytes over 4 MiB) before its reader runs, and the reader's own
  * rule for them is checked this way.
