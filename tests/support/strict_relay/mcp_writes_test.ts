@@ -83,6 +83,17 @@ Deno.test("mcp writes: the template, then the signed event published", async (t)
       assert.equal(relay.published.length, 1);
     });
 
+    await t.step("an ephemeral kind is never held, so the same one again is no duplicate", async () => {
+      relay.setGrant(ME.pk, null);
+      relay.members.add(ME.pk);
+      const ping = signed(ME, { kind: 20001, tags: [], content: "ping" });
+      assertValue(await call(relay, "publish_event", { event: ping }), accepted(ping.id));
+      assertValue(await call(relay, "publish_event", { event: ping }), accepted(ping.id));
+      assert.equal(relay.events.filter((e) => e.id === ping.id).length, 2);
+      relay.members.delete(ME.pk);
+      relay.setGrant(ME.pk, undefined);
+    });
+
     await t.step("an older version of a replaceable event is refused", async () => {
       const profile = signed(ME, { kind: 0, tags: [], content: "{}", created_at: clock.now });
       assertValue(await call(relay, "publish_event", { event: profile }), accepted(profile.id));
