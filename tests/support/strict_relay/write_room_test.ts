@@ -170,10 +170,13 @@ Deno.test("react: target, its author and +, - or one emoji; the room when given"
     "target, target_pubkey and content are required",
   );
   assert.equal(refusal("react", { ...base }), "target, target_pubkey and content are required");
-  for (const content of ["+", "-", "👍", "👍🏽", "🇫🇷", "❤️"]) {
+  // Go's unicode.IsSpace is Unicode's White_Space: U+0085 is a space, U+FEFF is not.
+  for (const content of ["+", "-", "👍", "👍🏽", "🇫🇷", "❤️", "\ufeff"]) {
     assert.deepEqual(unsigned("react", { ...base, content }).tags, [["e", HASH], ["p", YOU]], content);
   }
-  for (const content of ["yes", "a", "1", "++", "👍 ", "🙂x", "😀".repeat(11)]) {
+  for (
+    const content of ["yes", "a", "1", "++", "👍 ", "🙂x", "é", "٣", "🙂\u00a0", "\u0085", "😀".repeat(11)]
+  ) {
     assert.equal(refusal("react", { ...base, content }), "content must be +, - or one emoji", content);
   }
   assert.deepEqual(unsigned("react", { ...base, content: "+", room: "general" }), {
