@@ -55,13 +55,17 @@ function rpcFailure(
   };
 }
 
-const mediaType = (value: string | null) => (value ?? "").split(";")[0].trim().toLowerCase();
+/** A header's media type without its parameters, as written. */
+const bare = (value: string | null) => (value ?? "").split(";")[0].trim();
+/** Content-Type's media type as Go's mime.ParseMediaType gives it: lowercase. */
+const mediaType = (value: string | null) => bare(value).toLowerCase();
 
-/** Whether an Accept header takes JSON: application/json, application/* or * / *. */
+/**
+ * Whether an Accept header takes JSON: application/json, application/* or * / *, compared as written,
+ * as the relay's accepts() compares them (so Application/JSON is not JSON to it).
+ */
 function acceptsJson(accept: string): boolean {
-  return accept.split(",").some((part) =>
-    ["application/json", "*/*", "application/*"].includes(mediaType(part))
-  );
+  return accept.split(",").some((part) => ["application/json", "*/*", "application/*"].includes(bare(part)));
 }
 
 /** Origin, size, NIP-98, Accept and Content-Type, in that order. */

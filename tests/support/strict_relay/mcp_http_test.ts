@@ -86,6 +86,13 @@ Deno.test("mcp: each early refusal in the relay's order, the first failing check
       assertRpcError(a, 406, { code: -32600, message: "Accept must include application/json" });
     });
 
+    await t.step("Accept's media types are compared as written, Content-Type's without case", async () => {
+      const a = await post(relay, "x", { Accept: "Application/JSON", "Content-Type": "text/plain" }, {});
+      assertRpcError(a, 406, { code: -32600, message: "Accept must include application/json" });
+      const b = await post(relay, "x", { "Content-Type": "Application/JSON" }, {});
+      assertRpcError(b, 400, NOT_SINGLE);
+    });
+
     await t.step("a Content-Type other than JSON is 415, before the body is read", async () => {
       const a = await post(relay, "x", { "Content-Type": "text/plain" }, {});
       assertRpcError(a, 415, { code: -32600, message: "Content-Type must be application/json" });
@@ -95,7 +102,10 @@ Deno.test("mcp: each early refusal in the relay's order, the first failing check
 
     const json = { "Content-Type": "application/json" };
     await t.step("a body that is not one JSON object is -32700, with no id", async () => {
-      for (const body of ["x", "[]", '[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]', '"{}"', "{"]) {
+      const typed = ['{"jsonrpc":"2.0","id":1,"method":5}', '{"jsonrpc":2,"id":1,"method":"tools/list"}'];
+      for (
+        const body of ["x", "[]", '[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]', '"{}"', "{", ...typed]
+      ) {
         assertRpcError(await post(relay, body, json, {}), 400, NOT_SINGLE);
       }
     });
