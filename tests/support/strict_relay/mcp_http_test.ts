@@ -3,6 +3,8 @@
 // first one's answer), and NIP-98's reasons in auth.VerifyNIP98's order (facts §4.2, §4.3).
 
 import assert from "node:assert/strict";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
 import { PROTOCOL_VERSION, type StrictRelay } from "./mod.ts";
 import {
   answer,
@@ -396,8 +398,6 @@ Deno.test("mcp: NIP-98, each reason in VerifyNIP98's words", async (t) => {
         JSON.stringify(META)
       }} }`;
       const compact = JSON.stringify(JSON.parse(body));
-      const { bytesToHex } = await import("@noble/hashes/utils.js");
-      const { sha256 } = await import("@noble/hashes/sha2.js");
       const wrong = await rpc(relay, "tools/list", {}, {
         body,
         token: { payload: bytesToHex(sha256(enc.encode(compact))) },
