@@ -20,7 +20,7 @@ import type { Seed } from "./content_types.ts";
 import type { RelayContext } from "./context.ts";
 import type { Receipt } from "./event_gates.ts";
 import { answerManage, DEFAULT_GRANT_SCOPE, grantAnswer } from "./manage_endpoint.ts";
-import { answerMcp } from "./mcp_endpoint.ts";
+import { answerMcp, methodRefusal } from "./mcp_endpoint.ts";
 import { TokenVerifier } from "./nip98.ts";
 import { NostrSide } from "./nostr_side.ts";
 import { EventStore } from "./event_store.ts";
@@ -308,6 +308,7 @@ export class RelayCore implements StrictRelay {
 
   async #answer(isMcp: boolean, req: IncomingRequest, rec: RecordedRequest): Promise<Reply> {
     if (req.method !== "POST") {
+      if (isMcp) return methodRefusal();
       return { ...rpcError(405, null, -32600, "method not allowed: use POST"), headers: { Allow: "POST" } };
     }
     return isMcp ? await answerMcp(this.#context, req, rec) : await answerManage(this.#context, req, rec);

@@ -34,10 +34,14 @@ export class EventStore {
     return this.#ids.has(id);
   }
 
-  /** Stores and announces the event; false (and nothing announced) for one already held. */
+  /**
+   * Stores and announces the event; false (and nothing announced) for one already held. An ephemeral
+   * kind is never held, as the relay stores none, so the same one again is no duplicate: it is
+   * announced again (and kept here again for tests to read).
+   */
   add(ev: NostrEvent): boolean {
     if (this.#ids.has(ev.id)) return false;
-    this.#ids.add(ev.id);
+    if (!isEphemeral(ev.kind)) this.#ids.add(ev.id);
     this.events.push(ev);
     for (const listener of this.#listeners) listener(ev);
     return true;

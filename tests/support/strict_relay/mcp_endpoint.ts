@@ -23,6 +23,19 @@ const META_SERVER = "io.modelcontextprotocol/serverInfo";
 export const INSTRUCTIONS =
   "This relay hosts Social notes and articles, Chat, files, Git repositories, sites and a wiki. Read tools return only data your key may see; management tools follow the relay's roles. Signed write tools accept an event, or return an unsigned event for you to sign and resubmit as event. An unsigned result is not a publication. upload_attachment stores room media; pass its descriptor in attachments to post_message, start_thread or reply_in_thread. request_decision asks a person for a kind 7 approval or denial, or a kind 1111 reply. request_grant lets an active agent request scope changes with a reason of 1 to 500 Unicode characters; sign and submit the returned kind 1111 request. Only the current operator's signed kind 30392 replacement grants access; a + reaction does not. request_job, job_feedback and job_result publish NIP-90 tasks, progress and results; list_jobs and read_job follow them. add_callback registers an HTTPS endpoint for signed event notifications. Read /llms.txt and the linked guides for authentication, grants, file access, event formats and optional runner setup. Tool availability does not override tenant policy or your grant.";
 
+/**
+ * The answer to a method other than POST, before any other check: Go's http.Error, so plain text
+ * with nosniff, and the Allow and Cache-Control every /mcp answer carries (server.go's Handle).
+ */
+export function methodRefusal(): Reply {
+  return {
+    status: 405,
+    body: "method not allowed: the MCP endpoint accepts POST\n",
+    contentType: "text/plain; charset=utf-8",
+    headers: { "Cache-Control": "no-store", Allow: "POST", "X-Content-Type-Options": "nosniff" },
+  };
+}
+
 /** A JSON-RPC error as the relay writes it: the id only when it has one (Go's omitempty). */
 function rpcFailure(
   status: number,
@@ -42,13 +55,17 @@ function rpcFailure(
   };
 }
 
-const mediaType = (value: string | null) => (value ?? "").split(";")[0].trim().toLowerCase();
+/** A header's media type without its parameters, as written. */
+const bare = (value: string | null) => (value ?? "").split(";")[0].trim();
+/** Content-Type's media type as Go's mime.ParseMediaType gives it: lowercase. */
+const mediaType = (value: string | null) => bare(value).toLowerCase();
 
-/** Whether an Accept header takes JSON: application/json, application/* or * / *. */
+/**
+ * Whether an Accept header takes JSON: application/json, application/* or * / *, compared as written,
+ * as the relay's accepts() compares them (so Application/JSON is not JSON to it).
+ */
 function acceptsJson(accept: string): boolean {
-  return accept.split(",").some((part) =>
-    ["application/json", "*/*", "application/*"].includes(mediaType(part))
-  );
+  return accept.split(",").some((part) => ["application/json", "*/*", "application/*"].includes(bare(part)));
 }
 
 /** Origin, size, NIP-98, Accept and Content-Type, in that order. */

@@ -294,8 +294,9 @@ export interface StrictRelay {
   /** "ws://127.0.0.1:<port>" + prefix ("wss://" with tls). */
   wsUrl: string;
   /**
-   * Every event stored, in arrival order (duplicates once): from /events, the websocket, the MCP
-   * publishing tools (which also keep `published`) and inject().
+   * Every event stored, in arrival order (duplicates once; an ephemeral kind, never held, each time
+   * it comes): from /events, the websocket, the MCP publishing tools (which also keep `published`)
+   * and inject().
    */
   readonly events: NostrEvent[];
   /**

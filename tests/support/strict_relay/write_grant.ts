@@ -33,6 +33,7 @@ export interface GrantUnderReview {
 const FIELDS = ["kinds", "rooms", "repos", "sites", "wiki", "jobs", "rate"];
 const ALLOWED_TAGS = new Set(["request", "grant", "E", "K", "P", "e", "k", "p", "subject", "expiration"]);
 
+/** A request's kind, rationale, grant JSON and tags (decodeGrantRequest), then its changes (validateGrantChanges). */
 function decodeRequest(
   ev: NostrEvent,
 ): { base: string; changes: Record<string, unknown> } | { error: string } {
@@ -70,6 +71,14 @@ function decodeRequest(
   const rooms = Array.isArray(changes.rooms) ? changes.rooms : [];
   if (rooms.some((room) => typeof room !== "string" || !/^[a-z0-9_-]{1,64}$/.test(room))) {
     return { error: "invalid: grant request room" };
+  }
+  const entries = (field: string) => (Array.isArray(changes[field]) ? changes[field] : []).filter(isRecord);
+  const repos = entries("repos").map((repo) => `${repo.owner ?? ""}:${repo.identifier ?? ""}`);
+  if (new Set(repos).size !== repos.length) return { error: "invalid: repeated repository in grant request" };
+  const sites = entries("sites");
+  const negative = sites.some((site) => typeof site.ttl === "number" && site.ttl < 0);
+  if (negative || new Set(sites.map((site) => site.label)).size !== sites.length) {
+    return { error: "invalid: duplicate site or negative TTL in grant request" };
   }
   return { base: request.base, changes };
 }

@@ -80,10 +80,13 @@ export function expirationProblem(tags: Tags, now: number): string | undefined {
     : "the expiration tag must be a Unix time in the future";
 }
 
-/** NIP-25 content: +, - or one emoji (up to ten code points, none ASCII, space, letter or digit). */
+/**
+ * NIP-25 content: +, - or one emoji (up to ten code points, none ASCII, space, letter or digit), the
+ * spaces Go's unicode.IsSpace knows: Unicode's White_Space, which JavaScript's \s is not quite.
+ */
 export function isReaction(content: string): boolean {
   if (content === "+" || content === "-") return true;
   const points = [...content];
   if (points.length === 0 || points.length > 10) return false;
-  return points.every((p) => p.codePointAt(0)! >= 0x80 && !/[\s\p{L}\p{Nd}]/u.test(p));
+  return points.every((p) => p.codePointAt(0)! >= 0x80 && !/[\p{White_Space}\p{L}\p{Nd}]/u.test(p));
 }
