@@ -1,8 +1,8 @@
 // A function as each of tiny_search's languages shows it (the reference's search_docs has the same
 // switch): TypeScript, its signature (signature.ts); JavaScript, the call with a JSDoc comment of its
 // types; JSON, the `tools/call` request a host would send for it, with arguments that fill what the
-// input schema requires. Its result type comes with it in each: the relay's outputSchema, the shape
-// of the answers seen (marked so) or `unknown`. Pure.
+// input schema requires. Its result type comes with it in each: the relay's outputSchema, what its
+// version answers as tinyagent ships it, the shape of the answers seen (each marked so) or `unknown`. Pure.
 
 import { isObject } from "../wire/json.ts";
 import type { Tool } from "../wire/mcp.ts";
@@ -10,9 +10,9 @@ import {
   callee,
   type Form,
   hasRequired,
+  resultMark,
   type ResultType,
   schemaType,
-  seenMark,
   toolSignature,
   WRITE_OPTIONS,
 } from "./signature.ts";
@@ -38,7 +38,7 @@ export function functionText(
   const request = JSON.stringify(toolsCall(tool));
   return form === "brief"
     ? request
-    : `${request}\nAnswers (structuredContent): ${result.text}${seenMark(result)}`;
+    : `${request}\nAnswers (structuredContent): ${result.text}${resultMark(result)}`;
 }
 
 /** The call with a JSDoc comment of its argument and result types, on one line when brief. */
@@ -47,7 +47,7 @@ function jsdoc(tool: Tool, form: Form, result: ResultType, write: boolean): stri
   const tags = [
     `@param {${schemaType(tool.inputSchema, "brief")}} ${optional ? "[args]" : "args"}`,
     ...(write ? [`@param {${WRITE_OPTIONS}} [options] a key this write is kept under`] : []),
-    `@returns {Promise<${result.text}>}${seenMark(result)}`,
+    `@returns {Promise<${result.text}>}${resultMark(result)}`,
   ];
   const call = `${callee(tool.name)}(args${write ? ", options" : ""})`;
   return form === "brief"

@@ -8,6 +8,7 @@ import type { Tool } from "../wire/mcp.ts";
 import { isWriteTool, WRITE_KINDS } from "../facade/tools.ts";
 import { functionText, type Language, toolsCall } from "./languages.ts";
 import { closestNames, ranked } from "./ranking.ts";
+import { notes } from "./search_notes.ts";
 import { type Form, type ResultType, schemaResult } from "./signature.ts";
 
 export type Detail = Form;
@@ -37,8 +38,10 @@ export interface Match {
   name: string;
   /** The function in the language asked: its signature, its JSDoc call, or its tools/call as JSON. */
   signature: string;
-  /** Where its result type comes from: the relay's outputSchema, the answers seen, or nowhere yet. */
+  /** Where its result type comes from: the relay's outputSchema, tinyagent's table, the answers seen, nowhere yet. */
   result: ResultType["source"];
+  /** How an answer of the relay's differed from the type tinyagent ships, so the seen one is shown. */
+  differs?: string;
   write: boolean;
   /** For a write: the only kinds tinyagent signs for it (none for a write that publishes nothing). */
   kinds?: number[];
@@ -132,6 +135,7 @@ function matchOf(tool: Tool, form: Form, language: Language, result: ResultType)
     signature: functionText(tool, language, form, result, write && form === "full"),
     result: result.source,
     write,
+    ...(result.differs === undefined ? {} : { differs: result.differs }),
   };
   if (write) match.kinds = [...WRITE_KINDS[tool.name]];
   if (language === "json") match.request = toolsCall(tool);
@@ -263,33 +267,4 @@ function cutLines(
     ];
   }
   return [];
-}
-
-/** Said once an answer, when a function shown needs it: unknown and seen results, pages, write keys. */
-const NOTES = {
-  unknown: "A result typed `unknown` is not known yet: log the first answer " +
-    "(console.log(JSON.stringify(answer).slice(0, 2000))) before you rely on its fields.",
-  seen: "A type marked as seen is the shape of this session's answers, not a promise: a field may be " +
-    "missing from the next answer, or another come.",
-  pages: "Pages: an answer with a next_cursor also has hasNextPage(), getNextPage() (the same call with " +
-    "that cursor; null after the last page) and `for await (const item of answer)` over its items and the " +
-    "next pages'; none shows in JSON.stringify.",
-  keys: 'Writes: pass `{ idempotencyKey: "…" }` (at most 200 characters) as every write\'s second ' +
-    "argument: run again with the same key and arguments, it is answered from the write already sent, " +
-    "never sent twice.",
-};
-
-function notes(tools: readonly Tool[], matches: readonly Match[], language: Language): string[] {
-  const said: string[] = [];
-  if (matches.some((match) => match.result === "unknown")) said.push(NOTES.unknown);
-  if (matches.some((match) => match.result === "seen")) said.push(NOTES.seen);
-  if (language === "json") return said;
-  if (tools.some(takesCursor)) said.push(NOTES.pages);
-  if (matches.some((match) => match.write)) said.push(NOTES.keys);
-  return said;
-}
-
-/** Whether a tool's arguments take a cursor: its answers come in pages. */
-function takesCursor(tool: Tool): boolean {
-  return isObject(tool.inputSchema.properties) && Object.hasOwn(tool.inputSchema.properties, "cursor");
 }

@@ -10,13 +10,15 @@ import { type Language, LANGUAGES } from "./languages.ts";
 import { type Detail, search } from "./search.ts";
 import type { SeenType } from "./seen_results.ts";
 import { type Form, type ResultType, schemaResult } from "./signature.ts";
+import { shapeType } from "./answer_shape.ts";
+import { RELAY_VERSION, shippedShape } from "./relay_answers.ts";
 
 export const SEARCH_TOOL = "tiny_search";
 /** The longest query taken, in characters: a search needs words, not a document. */
 export const MAX_QUERY = 1000;
 const DETAILS: readonly Detail[] = ["brief", "full"];
-/** The longest seen result type shown, by detail. */
-const SEEN_CHARS: Record<Form, number> = { brief: 300, full: 1500 };
+/** The longest seen or shipped result type shown, by detail. */
+const TYPE_CHARS: Record<Form, number> = { brief: 300, full: 1500 };
 
 export const SEARCH_ENTRY: Tool = {
   name: SEARCH_TOOL,
@@ -27,8 +29,8 @@ export const SEARCH_ENTRY: Tool = {
     "without asking the relay; an empty query lists them all. Each match comes as a TypeScript signature, " +
     "`relay.<name>(args: {…}): Promise<…>`, with its description and, for a write, what calling it does: " +
     "signed with the agent's key, the only event kinds it publishes, held by the person's settings. The " +
-    "result type is the relay's outputSchema, else the shape of the answers seen this session (marked " +
-    "so), else unknown. In a program, `await relay.<name>(args)` returns the tool's structuredContent (its " +
+    "result type is the relay's outputSchema, else what the relay's version answers as tinyagent knows it, " +
+    "else the shape of the answers seen this session (each marked so), else unknown. In a program, `await relay.<name>(args)` returns the tool's structuredContent (its " +
     "text when it has none) and throws an Error with the tool's error text when the call fails or a write " +
     "is held back. The answer ends with the hash of the functions' table, which tiny_execute's answer " +
     "also gives.",
@@ -99,24 +101,45 @@ export function parseSearchArgs(args: JsonObject): Parsed {
   };
 }
 
-const hashes = new WeakMap<readonly Tool[], Promise<string>>();
+/** The result types a table's hash covers besides the tools themselves: those shown as seen, and when. */
+export interface ShownTypes {
+  /** Changes whenever a shown type may have. */
+  readonly version: number;
+  shownAsSeen(maxChars: number): Record<string, string>;
+}
 
-/** The exposed table's short hash: computed once for each table the facade holds. */
-export function tableHash(tools: readonly Tool[]): Promise<string> {
-  let hash = hashes.get(tools);
-  if (!hash) hashes.set(tools, hash = shortHash(tools));
+const hashes = new WeakMap<readonly Tool[], { version: number; hash: Promise<string> }>();
+
+/**
+ * The short hash of what tiny_search shows of the exposed table: its tools, the shipped answers' version
+ * and the types shown as seen; computed once for each table the facade holds and each change of types.
+ */
+export function tableHash(tools: readonly Tool[], types?: ShownTypes): Promise<string> {
+  const version = types?.version ?? 0;
+  const held = hashes.get(tools);
+  if (held && held.version === version) return held.hash;
+  const shown = { tools, shipped: RELAY_VERSION, seen: types?.shownAsSeen(TYPE_CHARS.full) ?? {} };
+  const hash = shortHash(shown);
+  hashes.set(tools, { version, hash });
   return hash;
 }
 
 /** The answers seen of a tool, as a type of at most some characters; none when not seen. */
 export type SeenOf = (tool: string, maxChars: number) => SeenType | undefined;
 
-/** A function's result type: the relay's outputSchema, else the answers seen, else unknown. */
+/**
+ * A function's result type: the relay's outputSchema; else what its version answers (as shipped),
+ * unless an answer seen did not fit that; else the answers seen; else unknown.
+ */
 export function resultOf(seen: SeenOf | undefined): (tool: Tool, form: Form) => ResultType {
   return (tool, form) => {
     if (tool.outputSchema !== undefined) return schemaResult(tool);
-    const shape = seen?.(tool.name, SEEN_CHARS[form]);
-    return shape ? { text: shape.type, source: "seen", answers: shape.answers } : schemaResult(tool);
+    const shape = seen?.(tool.name, TYPE_CHARS[form]);
+    const shipped = shippedShape(tool.name);
+    if (shipped && !shape?.differs) return { text: shapeType(shipped, TYPE_CHARS[form]), source: "shipped" };
+    if (!shape) return schemaResult(tool);
+    const differs = shape.differs ? { differs: shape.differs } : {};
+    return { text: shape.type, source: "seen", answers: shape.answers, ...differs };
   };
 }
 
@@ -129,7 +152,7 @@ export function unavailableText(reason: string): string {
 }
 
 /** The tool, searching whatever `table` gives at the time of the call, with the result types `seen`. */
-export function searchTool(table: ExposedTable, seen?: SeenOf): LocalTool {
+export function searchTool(table: ExposedTable, seen?: SeenOf, types?: ShownTypes): LocalTool {
   return {
     entry: SEARCH_ENTRY,
     async call(args: JsonObject): Promise<CallToolResult> {
@@ -147,7 +170,7 @@ export function searchTool(table: ExposedTable, seen?: SeenOf): LocalTool {
         detail,
         language,
         resultOf: resultOf(seen),
-        hash: await tableHash(tools),
+        hash: await tableHash(tools, types),
       });
       return {
         content: [{ type: "text", text: found.text }],

@@ -43,19 +43,27 @@ export function callee(name: string): string {
   return IDENTIFIER.test(name) ? `relay.${name}` : `relay[${JSON.stringify(name)}]`;
 }
 
-/** Where a function's result type comes from: the relay's outputSchema, the answers seen, or nowhere yet. */
+/**
+ * Where a function's result type comes from: the relay's outputSchema, what the relay's version
+ * answers as tinyagent ships it (relay_answers.ts), the answers seen, or nowhere yet.
+ */
 export interface ResultType {
   text: string;
-  source: "schema" | "seen" | "unknown";
+  source: "schema" | "shipped" | "seen" | "unknown";
   /** For a seen type: how many answers it was merged from. */
   answers?: number;
+  /** For a seen type shown in place of a shipped one: how the relay's answer differed from it. */
+  differs?: string;
 }
 
 /** The second argument a write takes, as a type. */
 export const WRITE_OPTIONS = "{ idempotencyKey?: string }";
 
-/** What marks a seen type as seen rather than promised (nothing for another). */
-export function seenMark(result: ResultType): string {
+/** What marks a shipped or seen type as what it is rather than a promise (nothing for another). */
+export function resultMark(result: ResultType): string {
+  if (result.source === "shipped") {
+    return " /* what tinyrelay answers, as tinyagent knows it: not promised */";
+  }
   if (result.source !== "seen") return "";
   const answers = result.answers ?? 0;
   return ` /* as seen in ${answers} answer${answers === 1 ? "" : "s"}, not promised */`;
@@ -82,7 +90,7 @@ export function toolSignature(
   const optional = !hasRequired(input);
   const options = write ? `, options?: ${WRITE_OPTIONS}` : "";
   return `${callee(tool.name)}(args${optional ? "?" : ""}: ${args}${options}): Promise<${result.text}>${
-    seenMark(result)
+    resultMark(result)
   }`;
 }
 

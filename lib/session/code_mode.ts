@@ -9,6 +9,7 @@ import { executeTool } from "../code/execute_tool.ts";
 import type { CodePackages } from "../code/packages.ts";
 import { searchTool, tableHash } from "../code/search_tool.ts";
 import { SeenResults } from "../code/seen_results.ts";
+import { shippedShape } from "../code/relay_answers.ts";
 import type { Facade } from "../facade/facade.ts";
 import { failureText } from "../relay/answer.ts";
 import type { CallToolResult, LocalTool } from "../wire/mcp.ts";
@@ -29,14 +30,14 @@ export function programTools(
   settings: CodeModeSettings,
   packages?: CodePackages,
 ): CodeMode {
-  const seen = new SeenResults();
+  const seen = new SeenResults(undefined, shippedShape);
   const table = async () => {
     const state = await facade().exposedTable();
     return state.ok ? state.table : { unavailable: failureText(state.failure) };
   };
   return {
     tools: [
-      searchTool(table, (tool, maxChars) => seen.typeOf(tool, maxChars)),
+      searchTool(table, (tool, maxChars) => seen.typeOf(tool, maxChars), seen),
       executeTool({
         call: (tool, args, origin) => facade().callTool({ name: tool, arguments: args }, { origin }),
         run: async (code, bridge, options) =>
@@ -44,9 +45,9 @@ export function programTools(
         limits: { wallMs: settings.wallMs },
         tableHash: async (fetch) => {
           const held = facade().heldExposedTable();
-          if (held || !fetch) return held && await tableHash(held);
+          if (held || !fetch) return held && await tableHash(held, seen);
           const state = await facade().exposedTable();
-          return state.ok ? await tableHash(state.table) : undefined;
+          return state.ok ? await tableHash(state.table, seen) : undefined;
         },
       }),
     ],

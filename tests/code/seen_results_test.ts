@@ -58,3 +58,32 @@ Deno.test("the default later: a timer run once the turn is done, none left behin
   await new Promise((resolve) => setTimeout(resolve, 5));
   assert.equal(seen.typeOf("list_rooms", 100)?.answers, 1);
 });
+
+Deno.test("a tool's shipped type: answers that fit it change nothing shown; one that does not is told how", () => {
+  const tasks: (() => void)[] = [];
+  const shipped = (tool: string) =>
+    tool === "list_rooms"
+      ? { object: { items: { array: { object: { id: "string" } } }, next_cursor: "string" } } as const
+      : undefined;
+  const seen = new SeenResults((task) => void tasks.push(task), shipped);
+  const before = seen.version;
+  seen.record("list_rooms", structured({ items: [{ id: "a" }], next_cursor: "" }));
+  assert.equal(seen.version, before, "an answer that fits the shipped type changes nothing shown");
+  assert.equal(seen.typeOf("list_rooms", 500)?.differs, undefined);
+  assert.deepEqual(seen.shownAsSeen(500), {}, "shown as shipped, not as seen");
+  seen.record("list_rooms", structured({ items: [{ id: "a", member_count: 2 }], next_cursor: "" }));
+  assert.equal(seen.version, before + 1, "the answer that did not fit changes what is shown");
+  assert.equal(
+    seen.typeOf("list_rooms", 500)?.differs,
+    "answer.items[0].member_count is a field tinyagent does not know",
+  );
+  assert.deepEqual(Object.keys(seen.shownAsSeen(500)), ["list_rooms"]);
+  seen.record("read_room", structured({ messages: [] }));
+  assert.equal(
+    seen.version,
+    before + 2,
+    "a tool without a shipped type is shown as seen: each answer counts",
+  );
+  seen.record("list_rooms", structured({ items: [], next_cursor: "" }));
+  assert.equal(seen.version, before + 3, "once it differs, its seen type is what is shown");
+});

@@ -8,7 +8,7 @@ import { generateSecretKey, getPublicKey } from "nostr-tools/pure";
 import * as nip19 from "nostr-tools/nip19";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { CONTRACT_KINDS } from "../contract.ts";
-import { demoContent, type GrantScope, startStrictRelay } from "./mod.ts";
+import { demoContent, type GrantScope, startStrictRelay, type StrictRelayOptions } from "./mod.ts";
 
 const DEFAULT_PORT = 8787;
 
@@ -154,6 +154,11 @@ export function banner(url: string, pubkey: string, pid: number, secretHex?: str
   ].join("\n");
 }
 
+/** The relay this program runs: members-only, `pubkey` its one member, an agent granted SCOPE. */
+export function relayOptions(args: RelayArgs, pubkey: string): StrictRelayOptions {
+  return { port: args.port, prefix: args.prefix, membersOnly: true, members: [pubkey], grantScope: SCOPE };
+}
+
 /** Runs until SIGINT or SIGTERM; the exit status. */
 async function main(argv: string[]): Promise<number> {
   let args: RelayArgs;
@@ -172,13 +177,7 @@ async function main(argv: string[]): Promise<number> {
   const pubkey = args.pubkey ?? getPublicKey(secret!);
   let relay;
   try {
-    relay = await startStrictRelay({
-      port: args.port,
-      prefix: args.prefix,
-      membersOnly: true,
-      members: [pubkey],
-      grantScope: SCOPE,
-    });
+    relay = await startStrictRelay(relayOptions(args, pubkey));
   } catch (error) {
     console.error(`relay: cannot listen on 127.0.0.1:${args.port}: ${(error as Error).message}`);
     return 1;
