@@ -158,10 +158,16 @@ Deno.test("exposure", async (t) => {
   await t.step(
     "entries keep the relay's title, description, input schema and annotations; the impostor is ignored",
     async () => {
-      await withFacade({ relay: { extraTools: [hidden] } }, async (facade) => {
+      // The real relay's entries have no title and no outputSchema; this relay's list_rooms has both.
+      const relayEntry = {
+        ...DEFAULT_TOOLS.find((tool) => tool.name === "list_rooms")!,
+        title: "List rooms",
+        outputSchema: { type: "object", properties: { items: { type: "array" } } },
+      };
+      const table = DEFAULT_TOOLS.map((tool) => tool.name === relayEntry.name ? relayEntry : tool);
+      await withFacade({ relay: { tools: table, extraTools: [hidden] } }, async (facade) => {
         const answer = await facade.request("tools/list", {});
         const tools = (answer.result as { tools: Record<string, unknown>[] }).tools;
-        const relayEntry = DEFAULT_TOOLS.find((tool) => tool.name === "list_rooms")!;
         const entry = tools.find((tool) => tool.name === "list_rooms")!;
         assert.deepEqual(entry, {
           name: "list_rooms",
