@@ -177,7 +177,7 @@ Deno.test("--max-writes 2: the third write is refused without contacting the rel
     const before = relay.requests.length;
     const third = await facade.request("tools/call", {
       name: "react",
-      arguments: { event_id: "ab".repeat(32) },
+      arguments: { target: "ab".repeat(32), target_pubkey: "cd".repeat(32), content: "+" },
     });
     assert.deepEqual(third.result, {
       content: [{ type: "text", text: budgetSpentText(2, 2) }],
@@ -302,7 +302,10 @@ Deno.test("--audit-log under the shipped sandbox: entries parse, events verify a
         name: "post_message",
         arguments: { room: "general", content: "first" },
       });
-      await facade.request("tools/call", { name: "react", arguments: { event_id: "ab".repeat(32) } });
+      await facade.request("tools/call", {
+        name: "react",
+        arguments: { target: "ab".repeat(32), target_pubkey: "cd".repeat(32), content: "+" },
+      });
       await facade.request("tools/call", {
         name: "upload_attachment",
         arguments: { room: "general", data: btoa("a file"), type: "text/plain", filename: "a.txt" },

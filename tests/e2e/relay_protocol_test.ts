@@ -339,7 +339,7 @@ Deno.test("bounds on what reaches the host", async (t) => {
     await t.step("text over 64 KiB is cut on a character boundary with the marker", async () => {
       const text = "é".repeat(40_000); // 80,000 bytes, two bytes a character
       relay.setTool("read_file", () => ({ content: [{ type: "text", text }], isError: false }));
-      const result = await call(facade, "read_file", { sha256: "a" });
+      const result = await call(facade, "read_file", { hash: "a".repeat(64) });
       assert.equal(
         result.content[0].text,
         `${"é".repeat(TEXT_LIMIT_BYTES / 2)}\n${truncationMarker(TEXT_LIMIT_BYTES, 80_000)}`,
@@ -352,7 +352,7 @@ Deno.test("bounds on what reaches the host", async (t) => {
         structuredContent: { data },
         isError: false,
       }));
-      const result = await call(facade, "read_attachment", { sha256: "a" });
+      const result = await call(facade, "read_attachment", { sha256: "a".repeat(64) });
       const bytes = JSON.stringify({ data }).length;
       assert.deepEqual(result.structuredContent, structuredTruncated(bytes));
       assert.deepEqual(result.content[0], { type: "image", data, mimeType: "image/png" });
