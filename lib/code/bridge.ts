@@ -5,6 +5,7 @@
 
 import { utf8Length } from "../facade/bounds.ts";
 import { isWriteTool } from "../facade/tools.ts";
+import { RELAY_BODY_BOUND } from "../relay/request.ts";
 import { isObject } from "../wire/json.ts";
 import type { CallToolResult, JsonObject } from "../wire/mcp.ts";
 
@@ -17,8 +18,11 @@ export const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
  */
 export const RESERVED_NAMES: readonly string[] = ["then", "catch", "finally", "constructor", "prototype"];
 
-/** The most JSON text one call's arguments may be, in UTF-8 bytes. */
-export const ARGS_MAX_BYTES = 256 * 1024;
+/**
+ * The most JSON text one call's arguments may be, in UTF-8 bytes: the relay's own bound for a call, so
+ * a program can post what a host can (a 1,000,000-byte message), and nothing the relay would refuse.
+ */
+export const ARGS_MAX_BYTES = RELAY_BODY_BOUND;
 
 /** The most JSON text one call's answer may be when it enters the program, in UTF-8 bytes. */
 export const ANSWER_MAX_BYTES = 4 * 1024 * 1024;

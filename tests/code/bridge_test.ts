@@ -88,6 +88,10 @@ Deno.test("checkCall: a tool name and the JSON text of an object, or a clear ref
       assert.match((checked as { message: string }).message, message);
     });
   }
+  await t.step("a 1,000,000-byte message's arguments pass: the relay takes such a call", () => {
+    const args = JSON.stringify({ room: "general", content: "z".repeat(1_000_000) });
+    assert.equal(checkCall("post_message", args).ok, true);
+  });
   await t.step("arguments just within the bound pass", () => {
     const args = JSON.stringify({ text: "x".repeat(ARGS_MAX_BYTES - 20) });
     assert.equal(checkCall("send", args).ok, true);

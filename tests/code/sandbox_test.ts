@@ -106,10 +106,10 @@ Deno.test("runProgram: arguments cross as JSON objects, checked", async (t) => {
       "relay.echo: the arguments must be an object",
     ],
     [
-      "arguments over 256 KiB are refused",
-      "try { await relay.echo({ t: 'x'.repeat(300000) }); } catch (e) { return e.message; }",
+      "arguments over 1 MiB are refused",
+      "try { await relay.echo({ t: 'x'.repeat(1100000) }); } catch (e) { return e.message; }",
       // Said in characters: the text was never copied out of the guest to be measured in bytes.
-      "relay.echo: the arguments are too large (300008 characters of JSON, at most 262144 bytes)",
+      "relay.echo: the arguments are too large (1100008 characters of JSON, at most 1048576 bytes)",
     ],
   ];
   for (const [name, body, expected] of cases) {

@@ -135,8 +135,10 @@ Deno.test("requests run concurrently; relay calls are serialized", async (t) => 
       assert.equal((callAnswer.result as Record<string, unknown>).isError, false);
     });
     await t.step("concurrent calls never overlap at the relay, and answers carry the right ids", async () => {
-      relay.delay(150);
       const ids = [1, 2, 3, 4];
+      // Each room is one the relay holds, so each answer names the room its call asked for.
+      relay.seed({ rooms: ids.map((id) => ({ id: `room-${id}`, name: `Room ${id}` })) });
+      relay.delay(150);
       const answers = await Promise.all(
         ids.map((id) =>
           facade.request("tools/call", { name: "read_room", arguments: { id: `room-${id}` } }, id)
@@ -146,7 +148,7 @@ Deno.test("requests run concurrently; relay calls are serialized", async (t) => 
         assert.equal(answer.id, ids[i]);
         const structured =
           (answer.result as Record<string, Record<string, Record<string, unknown>>>).structuredContent;
-        assert.equal(structured.arguments.id, `room-${ids[i]}`);
+        assert.equal(structured.room.id, `room-${ids[i]}`);
       }
       assert.equal(relay.maxConcurrent, 1);
       relay.delay(0);
@@ -157,6 +159,7 @@ Deno.test("requests run concurrently; relay calls are serialized", async (t) => 
 Deno.test("end of input with calls in flight: they finish, are answered, exit 0", async () => {
   // The session ends input right after the last line and checks for exit 0.
   const { lines } = await withFacade({}, async (facade, relay) => {
+    relay.seed({ rooms: [{ id: "x", name: "X" }] });
     relay.delay(500);
     await facade.send({ jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "list_rooms" } });
     await facade.send({
@@ -183,29 +186,30 @@ Deno.test("a cancelled call still completes and is answered", async () => {
 });
 
 Deno.test(`input lines: 40 MiB accepted and forwarded, over ${INPUT_LINE_LIMIT_BYTES / MIB} MiB refused, the next line answered`, async (t) => {
-  await withFacade({}, async (facade, relay) => {
+  // The relay's own /mcp bound is 1 MiB; its operator raised it (--max-message-bytes) for this line.
+  await withFacade({ relay: { maxMessageBytes: 64 * MIB } }, async (facade, relay) => {
     await t.step("a 40 MiB line is forwarded whole", async () => {
       const big = "x".repeat(40 * MIB);
-      // Answer with the argument's length and a large (but bounded) text, not an 80 MiB echo.
-      relay.setTool("read_file", ({ args }) => ({
-        content: [{ type: "text", text: String(args.sha256).slice(0, 100_000) }],
+      // list_files takes any search text; this answer gives its length and a large (but bounded) text.
+      relay.setTool("list_files", ({ args }) => ({
+        content: [{ type: "text", text: String(args.q).slice(0, 100_000) }],
         structuredContent: {
-          length: String(args.sha256).length,
-          head: String(args.sha256).slice(0, 300_000),
+          length: String(args.q).length,
+          head: String(args.q).slice(0, 300_000),
         },
         isError: false,
       }));
       const answer = facade.answer("big");
       await facade.writeRaw(
-        `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"read_file","arguments":{"sha256":"${big}"}}}\n`,
+        `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"list_files","arguments":{"q":"${big}"}}}\n`,
       );
       const message = await answer;
       const result = message.result as Record<string, unknown>;
       assert.equal(result.isError, false);
       const call = relay.requests.findLast((r) => r.path === "/mcp")!;
       assert.ok(call.bodySize > 40 * 1024 * 1024, "the whole argument reached the relay");
-      const args = (call.json as { params: { arguments: { sha256: string } } }).params.arguments;
-      assert.equal(args.sha256.length, big.length);
+      const args = (call.json as { params: { arguments: { q: string } } }).params.arguments;
+      assert.equal(args.q.length, big.length);
       // The answer comes back bounded: text cut at 64 KiB, structuredContent replaced.
       const text = (result.content as { text: string }[])[0].text;
       assert.ok(
@@ -222,7 +226,7 @@ Deno.test(`input lines: 40 MiB accepted and forwarded, over ${INPUT_LINE_LIMIT_B
         const huge = "y".repeat(INPUT_LINE_LIMIT_BYTES + MIB);
         const refused = facade.answer(77);
         await facade.writeRaw(
-          `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"read_file","arguments":{"sha256":"${huge}"}},"id":77}\n`,
+          `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"list_files","arguments":{"q":"${huge}"}},"id":77}\n`,
         );
         const next = facade.answer("next");
         await facade.writeRaw('{"jsonrpc":"2.0","id":"next","method":"ping"}\n');

@@ -3,7 +3,8 @@
 // `mcp --listen` (a channel notification), though libsecp256k1's fixed WebAssembly memory cannot hold
 // such an event (lib/key/native_bound.ts); one byte more is refused by the websocket and the stream
 // goes on; a forgery of that size is refused; and a 1,000,000-byte post_message is signed and
-// accepted through `mcp --allow-writes`.
+// accepted through `mcp --allow-writes`, from a code-mode program too, within the relay's 1 MiB /mcp
+// bound (the signed event goes back alone), and published by `rpc`.
 
 import assert from "node:assert/strict";
 import {
@@ -198,6 +199,32 @@ Deno.test("mcp --listen: a mention in an EVENT message of exactly 1 MiB reaches 
   }
 });
 
+/** The relay's /mcp bound (tinyrelay's, with no --max-message-bytes): 1 MiB. */
+const MCP_BOUND = MIB;
+
+/**
+ * The 1,000,000-byte post_message went through the relay's 1 MiB /mcp bound: the template asked for
+ * with the arguments, the signed event sent back alone (with the arguments again it would pass the
+ * bound), no request over the bound or refused for its size, and the event published whole, once.
+ */
+function assertPublishedWhole(relay: StrictRelay, content: string): NostrEvent {
+  const calls = relay.requests.filter((r) =>
+    (r.json as { params?: { name?: string } } | undefined)?.params?.name === "post_message"
+  );
+  const [first, second] = calls.map((r) => (r.json as { params: { arguments: Record<string, unknown> } }));
+  assert.equal(calls.length, 2, "the template, then the signed event: nothing sent twice");
+  assert.deepEqual(Object.keys(first.params.arguments).sort(), ["content", "room"]);
+  assert.deepEqual(Object.keys(second.params.arguments), ["event"], "the event alone");
+  for (const request of relay.requests.filter((r) => r.path.endsWith("/mcp"))) {
+    assert.ok(request.bodySize <= MCP_BOUND, `a body of ${request.bodySize} bytes`);
+    assert.equal(request.status, 200);
+  }
+  const stored = relay.published.filter((event) => event.content === content);
+  assert.equal(stored.length, 1, "published once, as written");
+  assert.ok(verifyEvent({ ...stored[0] }));
+  return stored[0];
+}
+
 Deno.test("mcp --allow-writes: a 1,000,000-byte post_message is signed and accepted", async () => {
   const relay = await startStrictRelay();
   try {
@@ -211,10 +238,40 @@ Deno.test("mcp --allow-writes: a 1,000,000-byte post_message is signed and accep
       const result = answer.result as { isError?: boolean; structuredContent?: { accepted?: boolean } };
       assert.notEqual(result.isError, true, JSON.stringify(answer).slice(0, 500));
       assert.equal(result.structuredContent?.accepted, true);
-      const stored = relay.published.find((event) => event.content === content);
-      assert.ok(stored, "published once, as written");
-      assert.ok(verifyEvent({ ...stored }));
-      assert.match(facade.stderr, /receipt: post_message signed kind 9 event [0-9a-f]{64} .*: accepted/);
+      const stored = assertPublishedWhole(relay, content);
+      assert.match(
+        facade.stderr,
+        new RegExp(`receipt: post_message signed kind 9 event ${stored.id} .*: accepted`),
+      );
+    });
+  } finally {
+    await relay.close();
+  }
+});
+
+Deno.test("mcp --code-mode --allow-writes: a program's 1,000,000-byte post_message is signed and accepted", async () => {
+  const relay = await startStrictRelay();
+  try {
+    await mcpSession(relay, ["--code-mode", "--allow-writes"], async (facade) => {
+      const code = `async function run(relay) {
+        return await relay.post_message({ room: "general", content: "z".repeat(1000000) });
+      }`;
+      const answer = await within(
+        60_000,
+        "tiny_execute",
+        facade.request("tools/call", { name: "tiny_execute", arguments: { code } }),
+      );
+      const result = answer.result as {
+        isError?: boolean;
+        structuredContent?: {
+          writesSent?: number;
+          calls?: { write?: { outcome: string; event?: string } }[];
+        };
+      };
+      assert.notEqual(result.isError, true, JSON.stringify(answer).slice(0, 500));
+      const stored = assertPublishedWhole(relay, "z".repeat(1_000_000));
+      assert.equal(result.structuredContent?.writesSent, 1);
+      assert.deepEqual(result.structuredContent?.calls?.[0].write, { outcome: "accepted", event: stored.id });
     });
   } finally {
     await relay.close();

@@ -21,6 +21,7 @@ import {
   withFacade,
 } from "../support/tinyagent.ts";
 import { pythonWithMcp } from "../support/python.ts";
+import { threadIn } from "../support/relay_holds.ts";
 import { callsOf, withHost } from "../support/sdk_host.ts";
 import { shippedFlags } from "../../scripts/shipped_flags.ts";
 import { until, withBrokenFile, within } from "../support/waits.ts";
@@ -176,7 +177,7 @@ Deno.test("--max-writes 2: the third write is refused without contacting the rel
     const before = relay.requests.length;
     const third = await facade.request("tools/call", {
       name: "react",
-      arguments: { event_id: "ab".repeat(32) },
+      arguments: { target: "ab".repeat(32), target_pubkey: "cd".repeat(32), content: "+" },
     });
     assert.deepEqual(third.result, {
       content: [{ type: "text", text: budgetSpentText(2, 2) }],
@@ -195,10 +196,12 @@ Deno.test("--max-writes 2: the third write is refused without contacting the rel
 });
 
 Deno.test("receipts without any flag: one stderr line per signed event, answers as before", async () => {
+  let root = "";
   const output = await withFacade({ args: ["--allow-writes"] }, async (facade, relay) => {
+    root = threadIn(relay).id;
     const answer = await facade.request("tools/call", {
       name: "reply_in_thread",
-      arguments: { room: "general", root: "12".repeat(32), content: `a reply ${"x".repeat(100)}` },
+      arguments: { room: "general", root, content: `a reply ${"x".repeat(100)}` },
     });
     const published = relay.published.at(-1)!;
     assert.deepEqual((answer.result as ToolResult).structuredContent, {
@@ -212,9 +215,7 @@ Deno.test("receipts without any flag: one stderr line per signed event, answers 
   assert.match(
     receipts[0],
     new RegExp(
-      `^tinyagent: receipt: reply_in_thread signed kind 12 event [0-9a-f]{64} in thread ${
-        "12".repeat(32)
-      } of room "general": "a reply x{52}…": accepted$`,
+      `^tinyagent: receipt: reply_in_thread signed kind 12 event [0-9a-f]{64} in thread ${root} of room "general": "a reply x{52}…": accepted$`,
     ),
   );
 });
@@ -301,7 +302,10 @@ Deno.test("--audit-log under the shipped sandbox: entries parse, events verify a
         name: "post_message",
         arguments: { room: "general", content: "first" },
       });
-      await facade.request("tools/call", { name: "react", arguments: { event_id: "ab".repeat(32) } });
+      await facade.request("tools/call", {
+        name: "react",
+        arguments: { target: "ab".repeat(32), target_pubkey: "cd".repeat(32), content: "+" },
+      });
       await facade.request("tools/call", {
         name: "upload_attachment",
         arguments: { room: "general", data: btoa("a file"), type: "text/plain", filename: "a.txt" },
@@ -425,7 +429,7 @@ Deno.test({
         await readerLeaves();
         const answer = await facade.request("tools/call", {
           name: "post_message",
-          arguments: { room: "general" },
+          arguments: { room: "general", content: "hello" },
         });
         assert.equal((answer.result as ToolResult).isError, false);
         assert.equal(relay.published.length, 1);

@@ -158,10 +158,16 @@ Deno.test("exposure", async (t) => {
   await t.step(
     "entries keep the relay's title, description, input schema and annotations; the impostor is ignored",
     async () => {
-      await withFacade({ relay: { extraTools: [hidden] } }, async (facade) => {
+      // The real relay's entries have no title and no outputSchema; this relay's list_rooms has both.
+      const relayEntry = {
+        ...DEFAULT_TOOLS.find((tool) => tool.name === "list_rooms")!,
+        title: "List rooms",
+        outputSchema: { type: "object", properties: { items: { type: "array" } } },
+      };
+      const table = DEFAULT_TOOLS.map((tool) => tool.name === relayEntry.name ? relayEntry : tool);
+      await withFacade({ relay: { tools: table, extraTools: [hidden] } }, async (facade) => {
         const answer = await facade.request("tools/list", {});
         const tools = (answer.result as { tools: Record<string, unknown>[] }).tools;
-        const relayEntry = DEFAULT_TOOLS.find((tool) => tool.name === "list_rooms")!;
         const entry = tools.find((tool) => tool.name === "list_rooms")!;
         assert.deepEqual(entry, {
           name: "list_rooms",
@@ -333,7 +339,7 @@ Deno.test("bounds on what reaches the host", async (t) => {
     await t.step("text over 64 KiB is cut on a character boundary with the marker", async () => {
       const text = "é".repeat(40_000); // 80,000 bytes, two bytes a character
       relay.setTool("read_file", () => ({ content: [{ type: "text", text }], isError: false }));
-      const result = await call(facade, "read_file", { sha256: "a" });
+      const result = await call(facade, "read_file", { hash: "a".repeat(64) });
       assert.equal(
         result.content[0].text,
         `${"é".repeat(TEXT_LIMIT_BYTES / 2)}\n${truncationMarker(TEXT_LIMIT_BYTES, 80_000)}`,
@@ -346,7 +352,7 @@ Deno.test("bounds on what reaches the host", async (t) => {
         structuredContent: { data },
         isError: false,
       }));
-      const result = await call(facade, "read_attachment", { sha256: "a" });
+      const result = await call(facade, "read_attachment", { sha256: "a".repeat(64) });
       const bytes = JSON.stringify({ data }).length;
       assert.deepEqual(result.structuredContent, structuredTruncated(bytes));
       assert.deepEqual(result.content[0], { type: "image", data, mimeType: "image/png" });

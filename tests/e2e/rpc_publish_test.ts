@@ -43,7 +43,8 @@ const tag = (event: { tags: string[][] }, name: string) => event.tags.find((t) =
 
 Deno.test("publish: signed as given, sent to /events under a proof of the exact URL and bytes", async (t) => {
   for (const prefix of ["", "/r/acme"]) {
-    const relay = await startStrictRelay({ prefix });
+    // The operator's grant covers short notes (kind 1) besides room messages.
+    const relay = await startStrictRelay({ prefix, grantScope: { rooms: ["general"], kinds: [1, 9] } });
     try {
       await session(relay, async (helper, key) => {
         await t.step(
@@ -122,7 +123,7 @@ Deno.test("publish: signed as given, sent to /events under a proof of the exact 
 Deno.test("publish: the relay's refusals, in the Go peer's words", async (t) => {
   const relay = await startStrictRelay();
   try {
-    await session(relay, async (helper) => {
+    await session(relay, async (helper, key) => {
       await t.step("a gate refuses: relay HTTP 400 Bad Request with the receipt", async () => {
         relay.setEventGate((event) =>
           event.kind === 7 ? "restricted: agent grant does not cover kind 7" : undefined
@@ -135,14 +136,33 @@ Deno.test("publish: the relay's refusals, in the Go peer's words", async (t) => 
         assert.match(message, /"message":"restricted: agent grant does not cover kind 7"\}$/);
         relay.setEventGate(undefined);
       });
-      await t.step("an unknown room", async () => {
-        const answer = await helper.call("publish", {
-          event: { kind: 9, content: "x", tags: [["h", "nowhere"]] },
-        });
-        assert.match((answer.error as { message: string }).message, /invalid: unknown room nowhere/);
+      const nowhere = { event: { kind: 9, content: "x", tags: [["h", "nowhere"]] } };
+      await t.step(
+        "a room the agent's grant does not name: refused before the room is looked up",
+        async () => {
+          const answer = await helper.call("publish", nowhere);
+          assert.match(
+            (answer.error as { message: string }).message,
+            /"message":"restricted: agent grant does not allow room nowhere"\}$/,
+          );
+        },
+      );
+      await t.step("an unknown room, to a member of the relay (no grant to check first)", async () => {
+        relay.members.add(key.pubkey);
+        relay.setGrant(key.pubkey, null);
+        try {
+          const answer = await helper.call("publish", nowhere);
+          assert.match(
+            (answer.error as { message: string }).message,
+            /"message":"invalid: unknown room nowhere"\}$/,
+          );
+        } finally {
+          relay.members.delete(key.pubkey);
+          relay.setGrant(key.pubkey, undefined);
+        }
       });
       await t.step("a duplicate is a success: the relay's receipt says accepted", async () => {
-        const event = { kind: 1, content: "d", created_at: 1_700_000_001, tags: [] };
+        const event = { kind: 9, content: "d", created_at: 1_700_000_001, tags: [["h", "general"]] };
         const first = (await helper.call("publish", { event })).result as Event;
         const second = (await helper.call("publish", { event })).result as Event;
         assert.equal(second.id, first.id, "the same event: the same id");

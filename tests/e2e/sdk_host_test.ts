@@ -9,6 +9,7 @@ import {
   DEFAULT_TOOLS,
   startStrictRelay,
   type StrictRelay,
+  type StrictRelayOptions,
   type ToolDef,
   toolOk,
 } from "../support/strict_relay/mod.ts";
@@ -29,8 +30,9 @@ import denoConfig from "../../deno.json" with { type: "json" };
 async function withClient(
   args: string[],
   fn: (client: Client, relay: StrictRelay, key: TestKey) => Promise<void>,
+  options: StrictRelayOptions = {},
 ): Promise<void> {
-  const relay = await startStrictRelay();
+  const relay = await startStrictRelay(options);
   const key = newKey();
   // The SDK spawns the process itself, as a host does, with the command line a session uses.
   const { transport, stderr } = sdkStdio({ netHost: relay.host, relayUrl: relay.url, key, args });
@@ -45,6 +47,23 @@ async function withClient(
   assertNoSecret(key, stderr(), "stderr");
 }
 
+/**
+ * The real relay's table declares no outputSchema; this one's list_rooms declares the shape of its
+ * answer, as a relay that did would, so a host that checked results against it would see it.
+ */
+const DECLARING: ToolDef[] = DEFAULT_TOOLS.map((tool) =>
+  tool.name === "list_rooms"
+    ? {
+      ...tool,
+      outputSchema: {
+        type: "object",
+        properties: { items: { type: "array" }, next_cursor: { type: "string" } },
+        required: ["items", "next_cursor"],
+      },
+    }
+    : tool
+);
+
 Deno.test("the SDK client: handshake, tools/list, a read call", async (t) => {
   await withClient([], async (client, relay) => {
     await t.step("initialize: server info and the tools capability", () => {
@@ -58,12 +77,18 @@ Deno.test("the SDK client: handshake, tools/list, a read call", async (t) => {
       const { tools } = await client.listTools();
       assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [...CONTRACT_READ, TINY_DIAGNOSE]);
     });
-    await t.step("a read tool call, validated against its outputSchema", async () => {
-      const result = await client.callTool({ name: "list_rooms", arguments: { limit: 5 } });
-      assert.equal(result.isError, false);
-      assert.equal((result.structuredContent as { tool: string }).tool, "list_rooms");
-      assert.deepEqual((result.structuredContent as { arguments: unknown }).arguments, { limit: 5 });
-    });
+    await t.step(
+      "a read tool call whose relay entry declares an outputSchema: the relay's answer",
+      async () => {
+        relay.seed({ rooms: [{ id: "general", name: "General" }, { id: "ops", name: "Ops" }] });
+        const result = await client.callTool({ name: "list_rooms", arguments: { limit: 5 } });
+        assert.equal(result.isError, false);
+        const rooms = (result.structuredContent as { items: { id: string }[] }).items;
+        assert.deepEqual(rooms.map((room) => room.id), ["general", "ops"]);
+        const call = relay.requests.findLast((r) => (r.json as { method: string }).method === "tools/call")!;
+        assert.deepEqual((call.json as { params: { arguments: unknown } }).params.arguments, { limit: 5 });
+      },
+    );
     await t.step("an unknown tool is a JSON-RPC error the SDK raises", async () => {
       await assert.rejects(
         client.callTool({ name: "publish_event", arguments: {} }),
@@ -83,7 +108,7 @@ Deno.test("the SDK client: handshake, tools/list, a read call", async (t) => {
       const methods = relay.requests.map((r) => (r.json as { method: string }).method);
       assert.deepEqual(methods, ["tools/list", "tools/call", "browsegrant"]);
     });
-  });
+  }, { tools: DECLARING });
 });
 
 Deno.test("the SDK client with --allow-writes: a write is signed and published", async () => {
@@ -144,7 +169,10 @@ Deno.test("an SDK host receives a bounded result whatever the relay returned", a
   await withClient([], async (client, relay) => {
     await t.step("structuredContent over 256 KiB from a tool that declared an outputSchema", async () => {
       await client.listTools(); // the SDK checks results against the output schemas it was listed
-      relay.setTool("list_rooms", () => toolOk({ tool: "list_rooms", rooms: "r".repeat(300_000) }));
+      relay.setTool(
+        "list_rooms",
+        () => toolOk({ items: [{ id: "general", about: "r".repeat(300_000) }], next_cursor: "" }),
+      );
       const result = await client.callTool({ name: "list_rooms", arguments: {} });
       assert.equal(result.isError, false);
       assert.equal((result.structuredContent as { truncated: boolean }).truncated, true);
@@ -164,7 +192,7 @@ Deno.test("an SDK host receives a bounded result whatever the relay returned", a
           ],
           isError: false,
         }));
-        const result = await client.callTool({ name: "read_file", arguments: { sha256: "00".repeat(32) } });
+        const result = await client.callTool({ name: "read_file", arguments: { hash: "00".repeat(32) } });
         const content = result.content as { type: string; text?: string; resource?: { text: string } }[];
         assert.deepEqual(content.map((block) => block.type), ["resource", "text", "text"]);
         const texts = [content[0].resource!.text, content[1].text!, content[2].text!];
@@ -190,5 +218,5 @@ Deno.test("an SDK host receives a bounded result whatever the relay returned", a
         new RegExp(`^${RELAY_PREFIX}e+\\n${truncationMarkerPattern(TEXT_LIMIT_BYTES).source}`),
       );
     });
-  });
+  }, { tools: DECLARING });
 });

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { verifyEvent } from "nostr-tools/pure";
 import type { StrictRelay } from "../support/strict_relay/mod.ts";
-import { type Tinyagent, withFacade } from "../support/tinyagent.ts";
+import { type TestKey, type Tinyagent, withFacade } from "../support/tinyagent.ts";
+import { grantRepository, requestBy, requestTo, threadIn } from "../support/relay_holds.ts";
 import {
   AUTHORIZATION_KINDS,
   authorizationRefusalText,
@@ -29,29 +30,50 @@ async function call(facade: Tinyagent, name: string, args: Record<string, unknow
 const callsTo = (relay: StrictRelay, tool: string) =>
   relay.requests.filter((r) => (r.json as { params?: { name?: string } })?.params?.name === tool);
 
-const ARGS: Record<string, Record<string, unknown>> = {
-  create_issue: { owner: "a".repeat(64), repo: "r", title: "t", content: "body" },
-  create_pull_request: { owner: "a".repeat(64), repo: "r", title: "t", commit: "c", clone: "https://x" },
-  comment: { root: "b".repeat(64), root_kind: 1621, root_pubkey: "a".repeat(64), content: "hi" },
-  post_message: { room: "general", content: "hello" },
-  start_thread: { room: "general", title: "t", content: "x" },
-  reply_in_thread: { room: "general", root: "b".repeat(64), content: "x" },
-  react: { event_id: "b".repeat(64), content: "+" },
-  publish_wiki_page: { d: "page", content: "x" },
-  propose_wiki_merge: { d: "page", author: "a".repeat(64), version: "b".repeat(64) },
-  request_decision: { pubkey: "a".repeat(64), request: "approve", content: "ok?", room: "general" },
-  request_grant: { reason: "need it", changes: { kinds: [9] } },
-  request_job: { room: "general", assignees: ["a".repeat(64)], content: "do" },
-  accept_job: { e: "b".repeat(64), p: "a".repeat(64), room: "general" },
-  job_progress: { e: "b".repeat(64), p: "a".repeat(64), room: "general", content: "half" },
-  job_result: { e: "b".repeat(64), p: "a".repeat(64), room: "general", content: "done" },
-  job_error: { e: "b".repeat(64), p: "a".repeat(64), room: "general", content: "failed" },
-  cancel_job: { e: "b".repeat(64), room: "general" },
-};
+/** The repository the agent's grant names (create_issue, create_pull_request and comment write there). */
+const OWNER = "a".repeat(64);
+
+/**
+ * Each write tool's arguments, in the relay's own names, for a relay that holds what each write names:
+ * a thread, someone's request asking the agent, the agent's own request, a repository in its grant.
+ */
+function writeArgs(relay: StrictRelay, key: TestKey): Record<string, Record<string, unknown>> {
+  grantRepository(relay, key.pubkey, OWNER, "r");
+  const thread = threadIn(relay);
+  const asked = requestTo(relay, key.pubkey);
+  const own = requestBy(relay, key.secretKey);
+  const answer = { e: asked.id, p: asked.pubkey, room: "general" };
+  return {
+    create_issue: { owner: OWNER, repo: "r", title: "t", content: "body" },
+    create_pull_request: { owner: OWNER, repo: "r", title: "t", commit: "c".repeat(40), clone: "https://x" },
+    comment: {
+      owner: OWNER,
+      repo: "r",
+      root: "b".repeat(64),
+      root_kind: 1621,
+      root_pubkey: OWNER,
+      content: "hi",
+    },
+    post_message: { room: "general", content: "hello" },
+    start_thread: { room: "general", title: "t", content: "x" },
+    reply_in_thread: { room: "general", root: thread.id, content: "x" },
+    react: { target: thread.id, target_pubkey: thread.pubkey, content: "+", room: "general" },
+    publish_wiki_page: { d: "page", title: "Page", content: "x" },
+    propose_wiki_merge: { d: "page", destination: OWNER, source: "b".repeat(64), content: "take mine" },
+    request_decision: { pubkey: "a".repeat(64), request: "approve", content: "ok?", room: "general" },
+    request_grant: { reason: "need it", changes: { rooms: ["ops"] } },
+    request_job: { room: "general", assignees: ["a".repeat(64)], content: "do" },
+    accept_job: answer,
+    job_progress: { ...answer, content: "half" },
+    job_result: { ...answer, content: "done" },
+    job_error: { ...answer, content: "failed" },
+    cancel_job: { e: own.id, room: "general" },
+  };
+}
 
 Deno.test("every write tool: the template is signed as returned and resubmitted", async (t) => {
   await withFacade({ args: ["--allow-writes"] }, async (facade, relay, key) => {
-    for (const [tool, args] of Object.entries(ARGS)) {
+    for (const [tool, args] of Object.entries(writeArgs(relay, key))) {
       await t.step(tool, async () => {
         const result = await call(facade, tool, args);
         assert.equal(result.isError, false, JSON.stringify(result));

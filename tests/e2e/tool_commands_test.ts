@@ -140,10 +140,15 @@ Deno.test("tinyagent call: each outcome is the one a host gets through mcp", asy
       },
     );
     await t.step("a permission error: marked permission:, status 2, as through mcp", async () => {
-      relay.setTool("read_room", () => toolError("restricted: this room is members-only"));
+      // A members room the key is not a member of: the relay hides it, in its own words.
+      relay.seed({ rooms: [{ id: "ops", name: "Ops", access: "members" }] });
       const run = await tinyagent(relay, key, ["call", "read_room", '{"id":"ops"}']);
       assert.equal(run.code, TOOL_ERROR_STATUS);
-      assert.equal(run.stdout.trimEnd(), "permission: restricted: this room is members-only");
+      assert.equal(
+        run.stdout.trimEnd(),
+        "permission: restricted: this room is members-only\n" +
+          "tinyagent: that room is for its members and this key is not one: ask one of the room's admins",
+      );
       const json = await tinyagent(relay, key, ["call", "read_room", '{"id":"ops"}', "--json"]);
       assert.deepEqual(
         comparable(JSON.parse(json.stdout)),

@@ -34,13 +34,19 @@ Deno.test("resubmission: the bound is the body's bytes on the wire, to the byte"
   // Two characters of content add four bytes: two in the arguments, two in the event.
   const room = RELAY_BODY_BOUND - base;
   const fits = "x".repeat(Math.floor(room / 2));
-  assert.ok(callBodyBytes("post_message", { ...args, content: fits, event: event(fits) }) <= RELAY_BODY_BOUND);
+  assert.ok(
+    callBodyBytes("post_message", { ...args, content: fits, event: event(fits) }) <= RELAY_BODY_BOUND,
+  );
   assert.ok("room" in resubmission("post_message", { ...args, content: fits }, event(fits)));
   const over = `${fits}xx`;
-  assert.deepEqual(Object.keys(resubmission("post_message", { ...args, content: over }, event(over))), ["event"]);
+  assert.deepEqual(Object.keys(resubmission("post_message", { ...args, content: over }, event(over))), [
+    "event",
+  ]);
   // Multi-byte characters count as their bytes, not as characters.
   const wide = "é".repeat(Math.ceil(room / 4) + 1);
-  assert.deepEqual(Object.keys(resubmission("post_message", { ...args, content: wide }, event(wide))), ["event"]);
+  assert.deepEqual(Object.keys(resubmission("post_message", { ...args, content: wide }, event(wide))), [
+    "event",
+  ]);
 });
 
 Deno.test("resubmission: a smaller bound, as an operator's --max-message-bytes sets it", () => {

@@ -165,10 +165,20 @@ async function listNames(facade: Tinyagent): Promise<string[]> {
   return (answer.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
 }
 
-/** The relay's default list_rooms answer: the call went through and came back whole. */
+/** The one room the relays of these tests hold (holdRoom). */
+const ROOM = { id: "general", name: "General" };
+
+/** The relay holds one room, so list_rooms has a real answer to give. */
+function holdRoom(relay: StrictRelay): void {
+  relay.seed({ rooms: [ROOM] });
+}
+
+/** The relay's list_rooms answer, its one room in it: the call went through and came back whole. */
 function assertWorks(result: Result, context: string): void {
   assert.equal(result.isError, false, `${context}: ${JSON.stringify(result).slice(0, 300)}`);
-  assert.equal(result.structuredContent?.tool, "list_rooms", context);
+  const rooms = result.structuredContent?.items as { id: string }[] | undefined;
+  assert.deepEqual(rooms?.map((room) => room.id), [ROOM.id], context);
+  assert.equal(result.structuredContent?.next_cursor, "", context);
 }
 
 function assertFailure(result: Result, expected: RegExp, context: string): void {
@@ -203,6 +213,7 @@ for (const keepAlive of [false, true]) {
 
 async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<void> {
   const { stderr } = await withFacade({ relay: { keepAlive } }, async (facade, relay, key) => {
+    holdRoom(relay);
     assert.deepEqual(await listNames(facade), [...CONTRACT_READ, TINY_DIAGNOSE]);
     for (const { name, fault, expected } of CASES) {
       await t.step(`${name}: during a call`, async () => {
@@ -272,6 +283,7 @@ async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<voi
 
 Deno.test("a relay that goes away: connection refused, a hang, then the same port again", async (t) => {
   const relay = await startStrictRelay();
+  holdRoom(relay);
   // The facade talks to a proxy port that can stop listening and listen again.
   const proxy = startTcpProxy(relay.port);
   await proxy.down(); // a port nothing listens on
@@ -370,7 +382,7 @@ Deno.test("a relay that goes away: connection refused, a hang, then the same por
         proxy.inject({ stallAfter: 100_000 });
         const started = Date.now();
         assertFailure(
-          await call(facade, "read_file", { sha256: "a" }),
+          await call(facade, "read_file", { hash: "a".repeat(64) }),
           /^transport: no answer from http:\/\/127\.0\.0\.1:\d+\/mcp within 1 s$/,
           "stalled body",
         );

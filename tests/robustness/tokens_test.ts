@@ -8,19 +8,32 @@ import assert from "node:assert/strict";
 import { type NostrEvent, verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
+import type { StrictRelay } from "../support/strict_relay/mod.ts";
 import { withFacade } from "../support/tinyagent.ts";
 import { NIP98_KIND, TINY_DIAGNOSE } from "../support/contract.ts";
 
 const CALLS = 1000;
 
+/** What the relay holds for the reads to answer: room general, and seven files the agent stored. */
+function hold(relay: StrictRelay, agent: string): string[] {
+  const files = Array.from({ length: 7 }, (_, n) => ({
+    bytes: new TextEncoder().encode(`file ${n}`),
+    type: "text/plain",
+    uploader: agent,
+    uploaded: 1_700_000_000,
+  }));
+  relay.seed({ rooms: [{ id: "general", name: "General" }], files });
+  return files.map((file) => bytesToHex(sha256(file.bytes)));
+}
+
 /** The calls: mostly identical ones, some varied, a few to tiny_diagnose (the NIP-86 endpoint). */
-function plan(): { name: string; arguments: Record<string, unknown> }[] {
+function plan(hashes: string[]): { name: string; arguments: Record<string, unknown> }[] {
   const calls: { name: string; arguments: Record<string, unknown> }[] = [];
   for (let i = 0; i < CALLS; i++) {
     if (i % 50 === 49) calls.push({ name: TINY_DIAGNOSE, arguments: {} });
     else if (i % 3 === 0) calls.push({ name: "list_rooms", arguments: {} });
     else if (i % 3 === 1) calls.push({ name: "read_room", arguments: { id: "general" } });
-    else calls.push({ name: "read_file", arguments: { sha256: `${i % 7}`.repeat(64) } });
+    else calls.push({ name: "read_file", arguments: { hash: hashes[i % 7] } });
   }
   return calls;
 }
@@ -29,7 +42,7 @@ const tag = (event: NostrEvent, name: string) => event.tags.find((t) => t[0] ===
 
 Deno.test(`tokens: ${CALLS} pipelined calls, every token fresh, verified and accepted`, async (t) => {
   const { lines } = await withFacade({}, async (facade, relay, key) => {
-    const calls = plan();
+    const calls = plan(hold(relay, key.pubkey));
     const started = Date.now();
     // Every request written before the first answer is read: all of them in flight at once.
     const answers = calls.map((_, i) => facade.answer(i));

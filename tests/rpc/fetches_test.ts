@@ -284,7 +284,8 @@ Deno.test("download: refusals, bad paths, an answer over 32 MiB; exactly 32 MiB 
   await withRelay(async (relay, deps) => {
     assert.equal(
       await refusal(download(deps, { path: `/media/${"0".repeat(64)}` }, never())),
-      "relay HTTP 404 Not Found: not found",
+      // A file the relay does not hold: its database's words, which it passes on as a 400.
+      "relay HTTP 400 Bad Request: sql: no rows in result set",
     );
     assert.equal(
       await refusal(download(deps, { path: "" }, never())),

@@ -508,10 +508,11 @@ Deno.test("upload refused by the relay: its status and words; recorded refused",
   const { deps, entries, http } = depsFor(relay.url);
   try {
     const error = await refusal(upload(deps, uploadParams(encoder.encode("x"), { room: "nope" }), never()));
-    assert.equal(error, "relay HTTP 400 Bad Request: invalid: unknown room nope");
+    // The relay looks the room up before it stores anything: a room it does not have is a 404.
+    assert.equal(error, "relay HTTP 404 Not Found: not found: room");
     assert.equal(entries[0].outcome, "refused");
     assert.equal(entries[0].why, error);
-    assert.deepEqual(entries[0].answer, { status: 400 });
+    assert.deepEqual(entries[0].answer, { status: 404 });
   } finally {
     http.close();
     await relay.close();
