@@ -1,8 +1,8 @@
-// Content mode: what `relay.seed(content)` takes. Without a seed every read tool echoes its call, as
-// it always has. Once a test (or `deno task relay --seed`) seeds content, list_rooms, read_room,
-// read_thread, list_repositories, read_repository, list_issues, read_issue, list_pull_requests,
-// read_pull_request, list_wiki, read_wiki_page, list_jobs, read_job, list_files, read_file and
-// read_attachment answer from it with the real relay's result shapes, paging, filters and errors.
+// What `relay.seed(content)` takes. The read tools (list_rooms, read_room, read_thread,
+// list_repositories, read_repository, list_issues, read_issue, list_pull_requests, read_pull_request,
+// list_wiki, read_wiki_page, list_jobs, read_job, list_files, read_file and read_attachment) always
+// answer from what the relay holds, as the real relay does: empty until a test (or `deno task relay
+// --seed`) seeds content, with the real relay's result shapes, paging, filters and errors.
 //
 // The seed keeps what the real relay keeps in tables as plain records (rooms and their members,
 // hosted repositories, stored files) and everything the real relay keeps as Nostr events as signed
