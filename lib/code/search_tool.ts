@@ -17,8 +17,13 @@ export const SEARCH_TOOL = "tiny_search";
 /** The longest query taken, in characters: a search needs words, not a document. */
 export const MAX_QUERY = 1000;
 const DETAILS: readonly Detail[] = ["brief", "full"];
-/** The longest seen or shipped result type shown, by detail. */
+/** The longest seen result type shown, by detail. */
 const TYPE_CHARS: Record<Form, number> = { brief: 300, full: 1500 };
+/**
+ * The longest shipped result type shown, by detail: room for a read's whole answer in full (a wiki
+ * page's three lists of versions come to ~2,300 characters), one line when brief.
+ */
+const SHIPPED_CHARS: Record<Form, number> = { brief: 300, full: 4000 };
 
 export const SEARCH_ENTRY: Tool = {
   name: SEARCH_TOOL,
@@ -136,7 +141,9 @@ export function resultOf(seen: SeenOf | undefined): (tool: Tool, form: Form) => 
     if (tool.outputSchema !== undefined) return schemaResult(tool);
     const shape = seen?.(tool.name, TYPE_CHARS[form]);
     const shipped = shippedShape(tool.name);
-    if (shipped && !shape?.differs) return { text: shapeType(shipped, TYPE_CHARS[form]), source: "shipped" };
+    if (shipped && !shape?.differs) {
+      return { text: shapeType(shipped, SHIPPED_CHARS[form]), source: "shipped" };
+    }
     if (!shape) return schemaResult(tool);
     const differs = shape.differs ? { differs: shape.differs } : {};
     return { text: shape.type, source: "seen", answers: shape.answers, ...differs };
