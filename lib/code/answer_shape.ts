@@ -121,7 +121,7 @@ function objectMisfit(
   check: Check,
 ): string | undefined {
   for (const name of Object.keys(record)) {
-    if (!Object.hasOwn(fields, name)) return `${path}.${name} is a field tinyagent does not know`;
+    if (!Object.hasOwn(fields, name)) return `${path}.${name} is a field the shipped type does not have`;
   }
   for (const [name, field] of Object.entries(fields)) {
     const { shape, optional } = fieldShape(field);

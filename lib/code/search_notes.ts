@@ -20,8 +20,8 @@ const NOTES = {
   unknown: "A result typed `unknown` is not known yet: log the first answer " +
     "(console.log(JSON.stringify(answer).slice(0, 2000))) before you rely on its fields.",
   shipped:
-    "A type marked as tinyrelay's is what this relay's version answers, as tinyagent read it from the " +
-    "relay's source: not a promise; a field marked `?` may be missing.",
+    "A type marked as tinyrelay's is what this relay's version answers, read from the relay's source: " +
+    "not a promise; a field marked `?` may be missing.",
   seen: "A type marked as seen is the shape of this session's answers, not a promise: a field may be " +
     "missing from the next answer, or another come.",
   pages: "Pages: an answer with a next_cursor also has hasNextPage(), getNextPage() (the same call with " +
@@ -39,7 +39,7 @@ export function notes(tools: readonly Tool[], matches: readonly Noted[], languag
   if (matches.some((match) => match.result === "seen")) said.push(NOTES.seen);
   for (const match of matches.filter((match) => match.differs !== undefined).slice(0, 3)) {
     said.push(
-      `The relay answered ${match.name} differently from what tinyagent knew (${
+      `The relay answered ${match.name} otherwise than the type shipped for it (${
         excerpt(match.differs!, 160)
       }): its type is the shape of the answers seen.`,
     );

@@ -34,7 +34,7 @@ export const SEARCH_ENTRY: Tool = {
     "without asking the relay; an empty query lists them all. Each match comes as a TypeScript signature, " +
     "`relay.<name>(args: {…}): Promise<…>`, with its description and, for a write, what calling it does: " +
     "signed with the agent's key, the only event kinds it publishes, held by the person's settings. The " +
-    "result type is the relay's outputSchema, else what the relay's version answers as tinyagent knows it, " +
+    "result type is the relay's outputSchema, else what the relay's version answers (read from its source), " +
     "else the shape of the answers seen this session (each marked so), else unknown. In a program, `await relay.<name>(args)` returns the tool's structuredContent (its " +
     "text when it has none) and throws an Error with the tool's error text when the call fails or a write " +
     "is held back. The answer ends with the hash of the functions' table, which tiny_execute's answer " +

@@ -62,7 +62,7 @@ export const WRITE_OPTIONS = "{ idempotencyKey?: string }";
 /** What marks a shipped or seen type as what it is rather than a promise (nothing for another). */
 export function resultMark(result: ResultType): string {
   if (result.source === "shipped") {
-    return " /* what tinyrelay answers, as tinyagent knows it: not promised */";
+    return " /* what tinyrelay answers, as read from its source: not promised */";
   }
   if (result.source !== "seen") return "";
   const answers = result.answers ?? 0;

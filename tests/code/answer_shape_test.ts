@@ -52,7 +52,7 @@ Deno.test("shape: an answer fits when every field is known, present when require
   };
   assert.equal(answerMisfit(SHAPE, fits), undefined);
   const cases: [unknown, RegExp][] = [
-    [{ ...fits, extra: 1 }, /^answer\.extra is a field tinyagent does not know$/],
+    [{ ...fits, extra: 1 }, /^answer\.extra is a field the shipped type does not have$/],
     [{ ...fits, next_cursor: undefined }, /next_cursor is undefined, not string/],
     [(({ next_cursor: _, ...rest }) => rest)(fits), /^answer\.next_cursor is missing$/],
     [{ ...fits, items: [{ id: 1, clone: null }] }, /^answer\.items\[0\]\.id is number, not string$/],
@@ -83,9 +83,9 @@ Deno.test("shape: a hostile answer is checked within bounds, never thrown on", (
   assert.equal(answerMisfit(SHAPE, late), undefined, "past the items read a list is taken as it is");
   const wide = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, "v"]));
   assert.equal(answerMisfit({ map: "string" }, wide), undefined);
-  assert.match(answerMisfit(SHAPE, { ...wide })!, /is a field tinyagent does not know/);
+  assert.match(answerMisfit(SHAPE, { ...wide })!, /is a field the shipped type does not have/);
   const proto = JSON.parse(
     '{"__proto__": {"id": 1}, "items": [], "refs": {}, "root": {"id": "", "kind": 0, "tags": []}, "next_cursor": ""}',
   );
-  assert.match(answerMisfit(SHAPE, proto)!, /__proto__ is a field tinyagent does not know/);
+  assert.match(answerMisfit(SHAPE, proto)!, /__proto__ is a field the shipped type does not have/);
 });

@@ -108,7 +108,7 @@ Deno.test("a field renamed in the twin's answer, or in the shipped shape, is a m
     delete renamed.items[0].members;
     assert.match(
       answerMisfit(READ_ANSWERS.list_rooms, renamed)!,
-      /member_count is a field tinyagent does not know/,
+      /member_count is a field the shipped type does not have/,
     );
     const shape = READ_ANSWERS.list_rooms as { object: Record<string, Shape> };
     const room = (shape.object.items as { array: { object: Record<string, Shape> } }).array.object;

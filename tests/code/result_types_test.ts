@@ -61,12 +61,12 @@ Deno.test("result types: an answer that does not fit the shipped type puts the s
   const result = of(tool("list_rooms"), "full");
   assert.equal(result.source, "seen");
   assert.equal(result.text, "{ items: { id: string; name: string; members: number }[]; cursor: string }");
-  assert.match(result.differs!, /^answer\.cursor is a field tinyagent does not know$|missing/);
+  assert.match(result.differs!, /^answer\.cursor is a field the shipped type does not have$|missing/);
   const found = search([tool("list_rooms")], "rooms", { resultOf: of });
   assert.match(found.text, /as seen in 1 answer, not promised/);
   assert.match(
     found.text,
-    /The relay answered list_rooms differently from what tinyagent knew \(answer\..*\): its type is the shape of the answers seen\./,
+    /The relay answered list_rooms otherwise than the type shipped for it \(answer\..*\): its type is the shape of the answers seen\./,
   );
 });
 
@@ -83,7 +83,7 @@ Deno.test("result types: a shipped type is marked as what tinyrelay answers, and
     { resultOf: of, detail: "full" },
   );
   assert.equal(
-    found.text.match(/\/\* what tinyrelay answers, as tinyagent knows it: not promised \*\//g)?.length,
+    found.text.match(/\/\* what tinyrelay answers, as read from its source: not promised \*\//g)?.length,
     2,
   );
   assert.equal(

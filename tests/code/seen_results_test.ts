@@ -75,7 +75,7 @@ Deno.test("a tool's shipped type: answers that fit it change nothing shown; one 
   assert.equal(seen.version, before + 1, "the answer that did not fit changes what is shown");
   assert.equal(
     seen.typeOf("list_rooms", 500)?.differs,
-    "answer.items[0].member_count is a field tinyagent does not know",
+    "answer.items[0].member_count is a field the shipped type does not have",
   );
   assert.deepEqual(Object.keys(seen.shownAsSeen(500)), ["list_rooms"]);
   seen.record("read_room", structured({ messages: [] }));

@@ -61,7 +61,7 @@ Deno.test("a fresh session: tiny_search shows each read tool's real answer, mark
       assert.equal(match.result, "shipped", tool);
       assert.match(
         match.signature,
-        /\/\* what tinyrelay answers, as tinyagent knows it: not promised \*\/$/,
+        /\/\* what tinyrelay answers, as read from its source: not promised \*\/$/,
         tool,
       );
       for (const field of FIELDS[tool]) assert.ok(match.signature.includes(field), `${tool}: ${field}`);
@@ -133,7 +133,7 @@ Deno.test("a relay answering another shape: its answers' shape replaces the ship
     );
     assert.match(
       after.text,
-      /The relay answered list_rooms differently from what tinyagent knew \(answer\.\S+ /,
+      /The relay answered list_rooms otherwise than the type shipped for it \(answer\.\S+ /,
     );
     assert.notEqual(after.tableHash, before.tableHash, "the types shown changed: so did the table's hash");
     const report = result.structuredContent as { tableHash: string };
