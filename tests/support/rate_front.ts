@@ -191,9 +191,10 @@ function limitAnswer(answer: LimitAnswer, request: FrontRequest): Uint8Array {
   if (answer.retryAfter !== undefined) head += `Retry-After: ${answer.retryAfter}\r\n`;
   if (body !== undefined) head += `Content-Type: ${answer.contentType ?? "application/json"}\r\n`;
   head += `Content-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`;
-  const out = new Uint8Array(head.length + bytes.length);
-  out.set(encoder.encode(head));
-  out.set(bytes, head.length);
+  const headBytes = encoder.encode(head);
+  const out = new Uint8Array(headBytes.length + bytes.length);
+  out.set(headBytes);
+  out.set(bytes, headBytes.length);
   return out;
 }
 
@@ -224,11 +225,21 @@ export function startRateFront(relay: { port: number; url: string }): RateFront 
           break;
         }
         const head = parseHead(bytes);
-        if (queue.length > 0 && head.length !== undefined) {
-          if (head.length > MAX_BODY) break;
-          const request = recordOf(head, await incoming.exactly(head.length));
+        const length = head.length;
+        // Taken now, so a request on another connection cannot take it too; put back if unsent.
+        const answer = length === undefined ? undefined : queue.shift();
+        if (answer && length !== undefined) {
+          let body: Uint8Array;
+          try {
+            if (length > MAX_BODY) throw new Error("request body too large to read");
+            body = await incoming.exactly(length);
+          } catch (error) {
+            queue.unshift(answer);
+            throw error;
+          }
+          const request = recordOf(head, body);
           answered.push(request);
-          await writeAll(client, limitAnswer(queue.shift()!, request));
+          await writeAll(client, limitAnswer(answer, request));
           break;
         }
         if (!upstream) {
@@ -237,13 +248,13 @@ export function startRateFront(relay: { port: number; url: string }): RateFront 
           back = pump(upstream, client);
         }
         await writeAll(upstream, bytes);
-        if (head.length === undefined) {
+        if (length === undefined) {
           // Framing it cannot follow: the rest of the connection is a plain pipe.
           await writeAll(upstream, incoming.rest());
           await Promise.all([pump(client, upstream), back]);
           break;
         }
-        await incoming.forward(head.length, upstream);
+        await incoming.forward(length, upstream);
       }
     } catch {
       // either side went away, or a request the front will not read

@@ -131,6 +131,9 @@ Deno.test("rate front: queued 429s with Retry-After and a JSON-RPC error of each
     assert.equal((front.answered[0].json as { method: string }).method, "tools/list");
     assert.equal((await toolsList(front.url)).status, 200, "then the relay answers again");
     assert.equal(relay.requests.length, 1);
+    front.limit(1, { retryAfter: 1 });
+    const both = await Promise.all([toolsList(front.url), toolsList(front.url)]);
+    assert.deepEqual(both.map((a) => a.status).sort(), [200, 429], "one answer, for one of two at once");
   });
 });
 

@@ -1,6 +1,7 @@
 // One websocket connection's NIP-01 and NIP-42 conversation, as the real relay holds it (rpc-facts
-// 6.2): the unprompted challenge, AUTH, REQ (history newest first, EOSE, then live events), CLOSE,
-// EVENT, and the NOTICE for every message it cannot take. The socket is Deno's own (ws_server.ts).
+// 6.2, tinyrelay's relay.go): the unprompted challenge, AUTH, REQ (history newest first, EOSE with its
+// hints, then live events), CLOSE, EVENT, COUNT and NIP-77's NEG-* as a relay that serves neither, and
+// the NOTICE for every message it cannot take. The socket is Deno's own (ws_server.ts).
 
 import type { NostrEvent } from "nostr-tools/pure";
 import { bytesToHex, randomBytes } from "@noble/hashes/utils.js";
