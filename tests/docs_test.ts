@@ -326,7 +326,11 @@ Deno.test({
         assert.match(result.stdout, /^sandbox: confined$/m, "sandbox-check");
         const offered = new RegExp(`^offered to a host, in order \\(${CONTRACT_READ.length + 1}\\):$`, "m");
         assert.match(result.stdout, offered, "tinyagent tools: the read tools and tiny_diagnose");
-        assert.match(result.stdout, /"items":\[\{[^\]]*"id":"general"/, "tinyagent call, a read: the relay's rooms");
+        assert.match(
+          result.stdout,
+          /"items":\[\{[^\]]*"id":"general"/,
+          "tinyagent call, a read: the relay's rooms",
+        );
         assert.match(result.stdout, /"accepted":true/, "tinyagent call, a write signed and published");
         assert.ok(!await listening(relayPort), "the README's kill stopped the relay: its port is free");
         assert.match(result.stdout, /relay received \d+ signed POSTs; tinyagent exited 0/, "the demo");

@@ -7,7 +7,9 @@ import { verifyEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { type Fault, startStrictRelay, type StrictRelay } from "../support/strict_relay/mod.ts";
+import { errorBody, type LimitAnswer, type RateFront, startRateFront } from "../support/rate_front.ts";
 import {
+  assertKeyNeverLeaks,
   assertNoSecret,
   narrowFlags,
   newKey,
@@ -52,6 +54,8 @@ interface Row {
   name: string;
   browsegrant?: (pubkey: string, params: unknown[]) => unknown;
   fault?: Fault;
+  /** A 429 from a rate-limiting front before the relay (the relay itself never sends one). */
+  limited?: LimitAnswer;
   membersOnly?: boolean;
   rooms?: string[];
   kinds?: number[];
@@ -188,8 +192,8 @@ const ROWS: Row[] = [
     advice: /HTTP 404/,
   },
   {
-    name: "429",
-    fault: { status: 429, body: '{"error":"rate-limited: slow down"}' },
+    name: "429 from a front",
+    limited: { body: errorBody("rate-limited: slow down") },
     verdict: "unreachable",
     authentication: "fail",
     class: "rate-limited",
@@ -224,18 +228,35 @@ const ROWS: Row[] = [
   },
 ];
 
-async function relayFor(row: Row): Promise<StrictRelay> {
+/** A row's relay, and the front tinyagent reaches it through when the row is a 429. */
+interface Target {
+  relay: StrictRelay;
+  front?: RateFront;
+  /** What tinyagent is given: the relay's URL, or the front's. */
+  url: string;
+  host: string;
+}
+
+async function targetFor(row: Row): Promise<Target> {
   const relay = await startStrictRelay({ membersOnly: row.membersOnly });
   if (row.browsegrant) relay.setBrowsegrant(row.browsegrant);
   // A fault for every attempt, so a retried connection meets it too.
   if (row.fault) relay.setBrowsegrant(() => row.fault!);
-  return relay;
+  if (!row.limited) return { relay, url: relay.url, host: relay.host };
+  const front = startRateFront(relay);
+  front.limit(1, row.limited);
+  return { relay, front, url: front.url, host: front.host };
 }
 
-function checkReport(report: Record<string, unknown>, row: Row, relay: StrictRelay, key: TestKey) {
+async function closeTarget(target: Target): Promise<void> {
+  await target.front?.close();
+  await target.relay.close();
+}
+
+function checkReport(report: Record<string, unknown>, row: Row, target: Target, key: TestKey) {
   assert.equal(report.verdict, row.verdict);
   assert.match(String(report.advice), row.advice);
-  assert.equal(report.relay, relay.url);
+  assert.equal(report.relay, target.url);
   assert.equal(report.pubkey, key.pubkey);
   assert.equal(report.npub, key.npub);
   const checks = report.checks as Record<string, Record<string, unknown>>;
@@ -249,10 +270,17 @@ function checkReport(report: Record<string, unknown>, row: Row, relay: StrictRel
   if (row.verdict === "unauthorized") assert.notEqual(report.verdict, "unreachable");
 }
 
-function checkRequest(relay: StrictRelay, key: TestKey, row: Row) {
-  const manage = relay.requests.filter((r) => r.path === "/manage/rpc");
+function checkRequest(target: Target, key: TestKey, row: Row) {
+  const { relay, front } = target;
+  if (front) {
+    // The one call went no further than the front's 429: no retry reached the relay.
+    assert.deepEqual([front.answered.length, front.pending, relay.requests.length], [1, 0, 0]);
+    assertKeyNeverLeaks(key, { lines: [], stderr: "" }, [{ requests: front.answered }]);
+  }
+  const requests = [...front?.answered ?? [], ...relay.requests];
+  const manage = requests.filter((r) => r.path === "/manage/rpc");
   assert.equal(manage.length >= 1, true, "one signed NIP-86 call");
-  assert.equal(relay.requests.filter((r) => r.path === "/mcp").length, 0, "never through /mcp");
+  assert.equal(requests.filter((r) => r.path === "/mcp").length, 0, "never through /mcp");
   const request = manage[0];
   assert.match(request.headers.get("content-type") ?? "", /application\/nostr\+json\+rpc/);
   const body = JSON.parse(request.bodyText);
@@ -265,7 +293,7 @@ function checkRequest(relay: StrictRelay, key: TestKey, row: Row) {
   assert.ok(verifyEvent(event));
   assert.equal(event.pubkey, key.pubkey);
   const tag = (name: string) => event.tags.find((t) => t[0] === name)?.[1];
-  assert.equal(tag("u"), relay.manageUrl);
+  assert.equal(tag("u"), `${target.url}/manage/rpc`);
   assert.equal(tag("method"), "POST");
   assert.equal(tag("payload"), bytesToHex(sha256(request.body)));
   assert.ok(tag("nonce"));
@@ -274,23 +302,23 @@ function checkRequest(relay: StrictRelay, key: TestKey, row: Row) {
 Deno.test("tinyagent diagnose: each row, exit code and --json report", async (t) => {
   for (const row of ROWS) {
     await t.step(row.name, async () => {
-      const relay = await relayFor(row);
+      const target = await targetFor(row);
       const key = newKey();
       try {
-        const args = ["diagnose", "--relay", relay.url, "--json"];
+        const args = ["diagnose", "--relay", target.url, "--json"];
         if (row.rooms) args.push("--rooms", row.rooms.join(","));
         if (row.kinds) args.push("--kinds", row.kinds.join(","));
         const run = await runOnce({
-          flags: narrowFlags(relay.host),
+          flags: narrowFlags(target.host),
           args,
           env: { TINY_PRIVATE_KEY: key.hex },
         });
         assert.equal(run.code, VERDICT_EXIT[row.verdict], run.stderr);
-        checkReport(JSON.parse(run.stdout), row, relay, key);
-        checkRequest(relay, key, row);
+        checkReport(JSON.parse(run.stdout), row, target, key);
+        checkRequest(target, key, row);
         assertNoSecret(key, run.stdout + run.stderr, "output");
       } finally {
-        await relay.close();
+        await closeTarget(target);
       }
     });
   }
@@ -298,7 +326,7 @@ Deno.test("tinyagent diagnose: each row, exit code and --json report", async (t)
 
 Deno.test("tinyagent diagnose: the readable report", async (t) => {
   const row = ROWS[1];
-  const relay = await relayFor(row);
+  const { relay } = await targetFor(row);
   const key = newKey();
   try {
     const run = await runOnce({
@@ -329,10 +357,10 @@ Deno.test("tinyagent diagnose: the readable report", async (t) => {
 Deno.test("tiny_diagnose over stdio: each row, never isError", async (t) => {
   for (const row of ROWS) {
     await t.step(row.name, async () => {
-      const relay = await relayFor(row);
+      const target = await targetFor(row);
       try {
         // The session also checks exit 0 and that the key shows nowhere.
-        await withFacade({ relay }, async (facade, _relay, key) => {
+        await withFacade({ relay: target.relay, url: target.url }, async (facade, _relay, key) => {
           const args: Record<string, unknown> = {};
           if (row.rooms) args.rooms = row.rooms;
           if (row.kinds) args.kinds = row.kinds;
@@ -343,12 +371,12 @@ Deno.test("tiny_diagnose over stdio: each row, never isError", async (t) => {
             isError: boolean;
           };
           assert.equal(result.isError, false);
-          checkReport(result.structuredContent, row, relay, key);
+          checkReport(result.structuredContent, row, target, key);
           assert.equal(result.content[0].text, `${row.verdict}: ${result.structuredContent.advice}`);
-          checkRequest(relay, key, row);
+          checkRequest(target, key, row);
         });
       } finally {
-        await relay.close();
+        await closeTarget(target);
       }
     });
   }

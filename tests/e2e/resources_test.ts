@@ -2,11 +2,12 @@
 // client as the host, the strict relay seeded with rooms, the agent's repository, wiki pages, long
 // tasks and files. Every template; resources/list paged through 250 rooms; each kind read as
 // markdown and as JSON, an image as a blob; completions from live listings; a misspelt room refused
-// naming the right one; what --tools leaves out neither listed nor read; a 429 saying when to retry.
+// naming the right one; what --tools leaves out neither listed nor read; a 429 (from a front: the relay
+// has none) saying when to retry.
 
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { rateLimited } from "../support/strict_relay/mod.ts";
+import { rpcLimitBody } from "../support/rate_front.ts";
 import { refusedWith, withResourceHost } from "../support/resources_host.ts";
 import { CONTRACT_READ } from "../support/contract.ts";
 
@@ -230,21 +231,29 @@ Deno.test("resources: a kind whose read tool --tools left out is neither listed 
   });
 });
 
-Deno.test("resources: a relay answering 429 says when to retry, for a resource and a tool alike", async () => {
-  await withResourceHost({}, async ({ client, base, relay }) => {
+Deno.test("resources: a front answering 429 says when to retry, for a resource and a tool alike", async () => {
+  await withResourceHost({ front: true }, async ({ client, base, relay, front }) => {
     await client.readResource({ uri: `${base}/room/room-001` }); // the tool table is loaded
-    relay.script(rateLimited(17));
+    const reached = relay.requests.length;
+    const limited = rpcLimitBody("rate-limited: slow down");
+    front!.limit(1, { retryAfter: 17, body: limited });
     const refused = await refusedWith(client.readResource({ uri: `${base}/room/room-001` }));
     assert.match(refused.message, /retry after 17 s/);
     assert.equal((refused.data as { retryAfter: number }).retryAfter, 17);
     assert.equal((refused.data as { reason: string }).reason, "rate-limited");
-    relay.script(rateLimited(3));
+    front!.limit(1, { retryAfter: 3, body: limited });
     const result = await client.callTool({ name: "read_room", arguments: { id: "room-001" } });
     assert.equal(result.isError, true);
     assert.equal(
       (result.content as { text: string }[])[0].text,
       "relay: rate-limited: slow down; retry after 3 s",
     );
+    assert.deepEqual(
+      front!.answered.map((r) => (r.json as { params: { name: string } }).params.name),
+      ["read_room", "read_room"],
+      "one call each, answered by the front",
+    );
+    assert.equal(relay.requests.length, reached, "the relay saw neither");
     const again = await client.readResource({ uri: `${base}/room/room-001` });
     assert.equal(again.contents.length, 1, "served again once the wait is over");
   });

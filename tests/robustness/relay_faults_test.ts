@@ -14,6 +14,7 @@ import {
   type StrictRelay,
 } from "../support/strict_relay/mod.ts";
 import { type Tinyagent, withFacade } from "../support/tinyagent.ts";
+import type { LimitAnswer, RateFront } from "../support/rate_front.ts";
 import { eventually, startTcpProxy } from "../support/robustness_kit.ts";
 import { CONTRACT_READ, TINY_DIAGNOSE } from "../support/contract.ts";
 
@@ -26,10 +27,14 @@ type Result = {
 const jsonrpcBody = (message: string, code = -32000) =>
   JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } });
 
-/** A fault, and what the host must see for it (the relay's failure text, prefix first). */
+/**
+ * A fault, and what the host must see for it (the relay's failure text, prefix first). A 429 is not
+ * the relay's (it has none): the rate-limiting front before it sends `limited`.
+ */
 interface Case {
   name: string;
-  fault: () => Fault;
+  fault?: () => Fault;
+  limited?: LimitAnswer;
   expected: RegExp;
 }
 
@@ -126,17 +131,13 @@ const CASES: Case[] = [
     expected: /^relay: Method not found$/,
   },
   {
-    name: "429 with a JSON-RPC error",
-    fault: () => ({
-      status: 429,
-      body: jsonrpcBody("rate-limited: slow down"),
-      headers: { "Retry-After": "1" },
-    }),
+    name: "a front's 429 with a JSON-RPC error",
+    limited: { retryAfter: 1, body: jsonrpcBody("rate-limited: slow down") },
     expected: /^relay: rate-limited: slow down; retry after 1 s$/,
   },
   {
-    name: "429 without a body",
-    fault: () => ({ status: 429 }),
+    name: "a front's 429 without a body",
+    limited: {},
     expected: /^relay: rate-limited: HTTP 429; retry later$/,
   },
   {
@@ -151,7 +152,9 @@ const CASES: Case[] = [
   },
 ];
 
-const mcpRequests = (relay: StrictRelay) => relay.requests.filter((r) => r.path.endsWith("/mcp"));
+/** The /mcp requests among `requests` (a relay's, or those a front answered). */
+const mcpRequests = <R extends { path: string }>(requests: R[]) =>
+  requests.filter((r) => r.path.endsWith("/mcp"));
 
 async function call(facade: Tinyagent, name: string, args: Record<string, unknown> = {}): Promise<Result> {
   const answer = await facade.request("tools/call", { name, arguments: args });
@@ -212,22 +215,28 @@ for (const keepAlive of [false, true]) {
 }
 
 async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<void> {
-  const { stderr } = await withFacade({ relay: { keepAlive } }, async (facade, relay, key) => {
+  // Through a rate-limiting front, a pipe but for the 429s the cases ask of it.
+  const session = { relay: { keepAlive }, front: true };
+  const { stderr } = await withFacade(session, async (facade, relay, key, front) => {
     holdRoom(relay);
+    /** Every /mcp request that left tinyagent: those the front answered and those the relay did. */
+    const sent = () => [...mcpRequests(front!.answered), ...mcpRequests(relay.requests)];
+    const inject = (c: Case) => c.limited ? front!.limit(1, c.limited) : relay.script(c.fault!());
     assert.deepEqual(await listNames(facade), [...CONTRACT_READ, TINY_DIAGNOSE]);
-    for (const { name, fault, expected } of CASES) {
+    for (const c of CASES) {
+      const { name, expected } = c;
       await t.step(`${name}: during a call`, async () => {
-        const before = mcpRequests(relay).length;
-        relay.script(fault());
+        const before = sent().length;
+        inject(c);
         assertFailure(await call(facade, "list_rooms"), expected, name);
-        assert.equal(mcpRequests(relay).length, before + 1, "one request: no retry, no redirect followed");
+        assert.equal(sent().length, before + 1, "one request: no retry, no redirect followed");
         assertWorks(await call(facade, "list_rooms"), `${name}: the next call`);
       });
 
       await t.step(`${name}: loading the table for tools/list`, async () => {
         await dropTable(facade, relay);
         const stderrBefore = facade.stderr.length;
-        relay.script(fault());
+        inject(c);
         assert.deepEqual(await listNames(facade), [TINY_DIAGNOSE], "tiny_diagnose alone, never an error");
         const line = new RegExp(`tools/list: ${expected.source.replace(/^\^/, "").replace(/\$$/, "")}`);
         await eventually(
@@ -242,12 +251,19 @@ async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<voi
         `${name}: loading the table for a call: the call still goes, the table comes back`,
         async () => {
           await dropTable(facade, relay);
-          const before = mcpRequests(relay).length;
+          const before = {
+            front: mcpRequests(front!.answered).length,
+            relay: mcpRequests(relay.requests).length,
+          };
           const stderrBefore = facade.stderr.length;
-          relay.script(fault());
+          inject(c);
           // facade.md: a failed table is fetched again on the next tools/call the relay answers.
           assertWorks(await call(facade, "list_rooms"), `${name}: the call itself`);
-          const methods = mcpRequests(relay).slice(before).map((r) => (r.json as { method: string }).method);
+          // The front answers the first request after its 429 is queued, so its come first.
+          const methods = [
+            ...mcpRequests(front!.answered).slice(before.front),
+            ...mcpRequests(relay.requests).slice(before.relay),
+          ].map((r) => (r.json as { method: string }).method);
           assert.deepEqual(methods, ["tools/list", "tools/call", "tools/list"], "table, call, table again");
           const line = new RegExp(`tools/list: ${expected.source.replace(/^\^/, "").replace(/\$$/, "")}`);
           await eventually(
@@ -269,7 +285,7 @@ async function faultMatrix(t: Deno.TestContext, keepAlive: boolean): Promise<voi
     });
 
     await t.step("every request carried a fresh token of the agent's, faults or not", () => {
-      const requests = mcpRequests(relay);
+      const requests = sent();
       for (const request of requests) {
         assert.ok(request.auth && verifyEvent(structuredClone(request.auth)), "a token that verifies");
         assert.equal(request.auth.pubkey, key.pubkey);
@@ -449,8 +465,14 @@ Deno.test("a relay that goes away: connection refused, a hang, then the same por
 Deno.test("a fault on the resubmission of a signed event: the prefix, no third call", async (t) => {
   const relay = await startStrictRelay();
   let fault: Fault | undefined;
+  // A 429 for the resubmission: queued at the front while the template is answered, before the
+  // resubmission can leave tinyagent, so it is the next request the front sees.
+  let limited: LimitAnswer | undefined;
+  let front: RateFront | undefined;
   relay.setTool("post_message", ({ args }) => {
     if (args.event === undefined) {
+      if (limited) front!.limit(1, limited);
+      limited = undefined;
       const unsigned = {
         kind: 9,
         created_at: Math.floor(Date.now() / 1000),
@@ -473,19 +495,30 @@ Deno.test("a fault on the resubmission of a signed event: the prefix, no third c
       isError: false,
     };
   });
-  const calls = () =>
-    relay.requests.filter((r) => (r.json as { method?: string })?.method === "tools/call").map((r) =>
-      (r.json as { params: { arguments: Record<string, unknown> } }).params.arguments
-    );
-  const session = { relay, args: ["--allow-writes", "--tools", "post_message"] };
+  const toolCalls = (requests: { json?: unknown }[]) =>
+    requests.filter((r) => (r.json as { method?: string })?.method === "tools/call")
+      .map((r) => (r.json as { params: { arguments: Record<string, unknown> } }).params.arguments);
+  /** Where the calls stand: the relay's and the front's. */
+  const mark = () => [toolCalls(relay.requests).length, toolCalls(front!.answered).length];
+  /**
+   * The calls since `since`: the relay's, then the front's, which only ever answers a resubmission,
+   * after its template.
+   */
+  const callsSince = ([atRelay, atFront]: number[]) => [
+    ...toolCalls(relay.requests).slice(atRelay),
+    ...toolCalls(front!.answered).slice(atFront),
+  ];
+  const session = { relay, front: true, args: ["--allow-writes", "--tools", "post_message"] };
   try {
-    const { stderr } = await withFacade(session, async (facade, _relay, key) => {
-      for (const { name, fault: make, expected } of CASES) {
+    const { stderr } = await withFacade(session, async (facade, _relay, key, theFront) => {
+      front = theFront;
+      for (const { name, fault: make, limited: limit, expected } of CASES) {
         await t.step(name, async () => {
-          fault = make();
-          const before = calls().length;
+          fault = make?.();
+          limited = limit;
+          const before = mark();
           const result = await call(facade, "post_message", { room: "general" });
-          const made = calls().slice(before);
+          const made = callsSince(before);
           assert.equal(made.length, 2, "the template call and the resubmission, never a third");
           assert.equal(made[0].event, undefined);
           const event = made[1].event as Parameters<typeof verifyEvent>[0];

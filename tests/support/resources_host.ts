@@ -17,6 +17,7 @@ import {
   type StrictRelay,
   wikiContent,
 } from "./strict_relay/mod.ts";
+import { type RateFront, startRateFront } from "./rate_front.ts";
 import { assertNoSecret, newKey, sdkStdio, type TestKey } from "./tinyagent.ts";
 import { within } from "./waits.ts";
 
@@ -40,24 +41,31 @@ export interface ResourceHost {
   relay: StrictRelay;
   key: TestKey;
   content: Seeded;
-  /** `tiny://127.0.0.1:<port>`: the relay's namespace. */
+  /** `tiny://127.0.0.1:<port>`: the relay's namespace (the front's address, with a front). */
   base: string;
+  /** With `front`: the rate-limiting front tinyagent reaches the relay through. */
+  front?: RateFront;
   /** Every notifications/resources/updated's uri, in order. */
   updated: string[];
 }
 
-/** A host on a freshly seeded relay; tinyagent's stderr is checked for the key afterwards. */
+/**
+ * A host on a freshly seeded relay, reached through a rate-limiting front when `front` is set;
+ * tinyagent's stderr is checked for the key afterwards.
+ */
 export async function withResourceHost(
-  options: { args?: string[]; rooms?: number },
+  options: { args?: string[]; rooms?: number; front?: boolean },
   fn: (host: ResourceHost) => Promise<void>,
 ): Promise<void> {
   const relay = await startStrictRelay();
+  const front = options.front ? startRateFront(relay) : undefined;
   const key = newKey();
   const content = seedContent(key.pubkey, options.rooms);
   relay.seed(content.seed);
+  const reached = front ?? relay;
   const { transport, stderr } = sdkStdio({
-    netHost: relay.host,
-    relayUrl: relay.url,
+    netHost: reached.host,
+    relayUrl: reached.url,
     key,
     args: options.args,
   });
@@ -69,12 +77,13 @@ export async function withResourceHost(
   );
   try {
     await client.connect(transport);
-    await fn({ client, relay, key, content, base: `tiny://${relay.host}`, updated });
+    await fn({ client, relay, key, content, base: `tiny://${reached.host}`, front, updated });
   } catch (error) {
     console.error(stderr());
     throw error;
   } finally {
     await client.close();
+    await front?.close();
     await relay.close();
   }
   assertNoSecret(key, stderr(), "stderr");

@@ -29,6 +29,7 @@ import {
   type StrictRelayOptions,
 } from "./strict_relay/mod.ts";
 import { HOST_REQUEST_ID } from "./oversight.ts";
+import { type RateFront, startRateFront } from "./rate_front.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 export const MAIN = `${ROOT}main.ts`;
@@ -389,7 +390,9 @@ export function assertNoSecret(key: TestKey, text: string, where: string): void 
 }
 
 /** Everything a relay request carried: the head, the body and the decoded NIP-98 token. */
-export function requestText(request: RecordedRequest): string {
+export function requestText(
+  request: Pick<RecordedRequest, "method" | "url" | "headers" | "bodyText" | "auth">,
+): string {
   return `${request.method} ${request.url}\n${JSON.stringify([...request.headers])}\n${request.bodyText}\n${
     JSON.stringify(request.auth ?? null)
   }`;
@@ -402,7 +405,7 @@ export function requestText(request: RecordedRequest): string {
 export function assertKeyNeverLeaks(
   key: TestKey,
   output: { lines: readonly string[]; stderr: string },
-  relays: readonly Pick<StrictRelay, "requests">[],
+  relays: readonly { requests: readonly Parameters<typeof requestText>[0][] }[],
   context = "",
 ): void {
   assertNoSecret(key, output.lines.join("\n"), `stdout${context}`);
@@ -543,6 +546,11 @@ export interface SessionOptions {
   relay?: StrictRelay | StrictRelayOptions;
   /** The `--relay` value instead of the relay's URL (a proxy in front of it, a trailing slash). */
   url?: string;
+  /**
+   * Reach the relay through a rate-limiting front (rate_front.ts), whose URL is then the `--relay`
+   * value; `fn` gets it, and the requests it answered are checked for the key too.
+   */
+  front?: boolean;
   /** Deno permission flags instead of the narrow ones for the URL's host (shippedFlags(), say). */
   flags?: string[];
   /** The child's added environment instead of `{ TINY_PRIVATE_KEY: <key> }`. */
@@ -568,12 +576,13 @@ function isRelay(relay: StrictRelay | StrictRelayOptions): relay is StrictRelay 
  */
 export async function withFacade(
   options: SessionOptions,
-  fn: (facade: Tinyagent, relay: StrictRelay, key: TestKey) => Promise<void>,
+  fn: (facade: Tinyagent, relay: StrictRelay, key: TestKey, front?: RateFront) => Promise<void>,
 ): Promise<Output> {
   const given = options.relay && isRelay(options.relay) ? options.relay : undefined;
   const relay = given ?? await startStrictRelay(options.relay as StrictRelayOptions | undefined);
+  const front = options.front ? startRateFront(relay) : undefined;
   const key = options.key ?? newKey();
-  const url = options.url ?? relay.url;
+  const url = options.url ?? front?.url ?? relay.url;
   const facade = new Tinyagent({
     bin: options.bin,
     flags: options.flags ?? narrowFlags(new URL(url).host),
@@ -582,7 +591,7 @@ export async function withFacade(
   });
   const context = options.context ?? "";
   try {
-    await fn(facade, relay, key);
+    await fn(facade, relay, key, front);
     const output = await facade.finish();
     assert.equal(
       output.code,
@@ -592,10 +601,12 @@ export async function withFacade(
     for (const [i, line] of output.lines.entries()) {
       parseStdoutLine(line, `${context}stdout line ${i}: `, facade);
     }
-    assertKeyNeverLeaks(key, output, [relay], context ? ` ${context}` : "");
+    const answered = front ? [{ requests: front.answered }] : [];
+    assertKeyNeverLeaks(key, output, [relay, ...answered], context ? ` ${context}` : "");
     return output;
   } finally {
     await facade.kill();
+    await front?.close();
     if (!given) await relay.close();
   }
 }

@@ -56,13 +56,13 @@ export class EventStore {
    * What a REQ's history holds, newest first. As NIP-01 relays do, ephemeral kinds are only ever
    * delivered live, and of a replaceable or addressable event only its latest version is served.
    */
-  query(filters: Filter[]): NostrEvent[] {
-    return select(this.#served(), filters);
+  query(filters: Filter[], visible: (ev: NostrEvent) => boolean = () => true): NostrEvent[] {
+    return select(this.#served().filter(visible), filters);
   }
 
   /** Whether a REQ's history was cut short by a filter's limit. */
-  more(filters: Filter[]): boolean {
-    return hasMore(this.#served(), filters);
+  more(filters: Filter[], visible: (ev: NostrEvent) => boolean = () => true): boolean {
+    return hasMore(this.#served().filter(visible), filters);
   }
 
   /** The events a REQ's history is taken from: no ephemeral ones, the latest of each replaceable. */

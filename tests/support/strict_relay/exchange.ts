@@ -100,10 +100,6 @@ export type RequestHandler = (request: IncomingRequest) => Promise<Exchange>;
 
 const encoder = new TextEncoder();
 
-/** The rate limiter's JSON-RPC error, as tinyagent's tests have always scripted it by hand. */
-export const RATE_LIMITED_CODE = -32000;
-export const RATE_LIMITED_MESSAGE = "rate-limited: slow down";
-
 export function json(status: number, value: unknown, headers: Record<string, string> = {}): Reply {
   return { status, body: JSON.stringify(value), headers, contentType: "application/json" };
 }
@@ -135,11 +131,6 @@ export function toAnswer(reply: Reply, rec: RecordedRequest): Answer {
   }
   if ("hugeBodyBytes" in reply) {
     return { kind: "huge", bytes: Math.max(2, Math.floor(reply.hugeBodyBytes)), chunked: !!reply.chunked };
-  }
-  if ("rateLimited" in reply) {
-    const { retryAfter, message } = reply;
-    const refusal = rpcError(429, rpcId(rec), RATE_LIMITED_CODE, message ?? RATE_LIMITED_MESSAGE);
-    reply = { ...refusal, headers: { "Retry-After": String(retryAfter) } };
   }
   if ("jsonrpcError" in reply) {
     const { code, message, data } = reply.jsonrpcError;

@@ -2,12 +2,12 @@
 // diagnose and mcp lines work against it as printed, and SIGTERM stops it cleanly.
 
 import assert from "node:assert/strict";
-import { finalizeEvent, getPublicKey } from "nostr-tools/pure";
+import { getPublicKey } from "nostr-tools/pure";
 import { hexToBytes } from "@noble/hashes/utils.js";
 import { findOnPath, npmDeno } from "../npm_deno.ts";
 import { command, newKey, runOnce, Tinyagent } from "../tinyagent.ts";
 import { parseRelayArgs, UsageError } from "./main.ts";
-import { within } from "../waits.ts";
+import { expectOk, newKey as newNostrKey, signed, withSocket } from "./nostr_test_kit.ts";
 
 const LAST_LINE = "# Ctrl-C stops the relay.";
 // Deno's own "Task relay …" line goes to stderr too; without colour it is easy to set apart.
@@ -79,40 +79,43 @@ function runPrinted(words: string[], key: string, extra: string[] = []) {
   });
 }
 
-/** The `# ws` line names the tenant's websocket, where the printed key can AUTH and read. */
+/**
+ * The `# ws` line names the tenant's websocket, where the printed key can AUTH and read: a member,
+ * as main.ts makes it, and an agent whose grant covers room general and the write tools' kinds, so a
+ * post outside the grant is refused; another key reads nothing and posts nothing.
+ */
 async function checkPrintedWebSocket(lines: string[], hex: string): Promise<void> {
   const wsUrl = printed(lines, "# ws ")[2];
   assert.equal(wsUrl, printed(lines, "# relay ")[2].replace(/^http/, "ws"));
-  const ws = new WebSocket(wsUrl);
-  const messages: unknown[][] = [];
-  const arrived = (n: number) =>
-    within(
-      5000,
-      `message ${n}`,
-      (async () => {
-        while (messages.length < n) await new Promise((r) => setTimeout(r, 10));
-        return messages[n - 1];
-      })(),
+  const agent = { sk: hexToBytes(hex), pk: getPublicKey(hexToBytes(hex)) };
+  await withSocket(wsUrl, async (ws) => {
+    await ws.auth(agent, wsUrl);
+    assert.deepEqual((await ws.req("r", { kinds: [9] })).end, ["EOSE", "r", ["finish"]]);
+    const post = signed(agent, { content: "in general" });
+    await expectOk(ws, ["EVENT", post], true, "");
+    assert.deepEqual(await ws.next("the post, live"), ["EVENT", "r", post]);
+    const lab = signed(agent, { tags: [["h", "lab"]] });
+    await expectOk(ws, ["EVENT", lab], false, "restricted: agent grant does not allow room lab");
+    const note = signed(agent, { kind: 1, tags: [] });
+    await expectOk(ws, ["EVENT", note], false, "restricted: agent grant does not allow kind 1");
+  });
+  const stranger = newNostrKey();
+  await withSocket(wsUrl, async (ws) => {
+    await ws.auth(stranger, wsUrl);
+    assert.deepEqual((await ws.req("r", { kinds: [9] })).end, [
+      "CLOSED",
+      "r",
+      "auth-required: this relay is members-only",
+    ]);
+    await expectOk(ws, ["EVENT", signed(stranger)], false, "restricted: not a member of room general");
+    const note = signed(stranger, { kind: 1, tags: [] });
+    await expectOk(
+      ws,
+      ["EVENT", note],
+      false,
+      "blocked: this event is not allowed by the relay write policy",
     );
-  ws.onmessage = (e) => messages.push(JSON.parse(e.data));
-  const closed = new Promise((r) => (ws.onclose = r));
-  try {
-    const [type, challenge] = await arrived(1);
-    assert.equal(type, "AUTH");
-    const auth = finalizeEvent({
-      kind: 22242,
-      created_at: Math.floor(Date.now() / 1000),
-      tags: [["relay", wsUrl], ["challenge", challenge as string]],
-      content: "",
-    }, hexToBytes(hex));
-    ws.send(JSON.stringify(["AUTH", auth]));
-    assert.deepEqual(await arrived(2), ["OK", auth.id, true, ""]);
-    ws.send(JSON.stringify(["REQ", "r", {}]));
-    assert.deepEqual(await arrived(3), ["EOSE", "r"]);
-  } finally {
-    ws.close();
-    await closed;
-  }
+  });
 }
 
 Deno.test("deno task relay: the printed lines work as printed", async (t) => {
@@ -136,7 +139,7 @@ Deno.test("deno task relay: the printed lines work as printed", async (t) => {
     });
 
     await t.step(
-      "the printed websocket URL: the tenant's, members-only, the printed key a member",
+      "the printed websocket URL: the tenant's, members-only, the printed key a member with its grant",
       () => checkPrintedWebSocket(task.lines, hex),
     );
 

@@ -43,6 +43,7 @@ export function serve(
     "Content-Disposition": `${inline ? "inline" : "attachment"}; filename=${hash}`,
     "Cache-Control": "private, no-store",
     "Content-Security-Policy": "sandbox",
+    "X-Content-Type-Options": "nosniff",
     "Accept-Ranges": "bytes",
   };
   if (lastModified) headers["Last-Modified"] = new Date(lastModified * 1000).toUTCString();
@@ -61,7 +62,9 @@ export function serve(
  * or nobody), the read gate, the blob, then a room attachment's rooms, one of which the caller must see.
  */
 export function download(ctx: NostrContext, req: IncomingRequest, rec: RecordedRequest, hash: string): Reply {
-  const signer = tokenSigner(ctx, rec, "", true);
+  // resolveUIActor: no token is an anonymous caller; a token is checked whole, its payload against
+  // the empty body of a GET or HEAD.
+  const signer = tokenSigner(ctx, rec, "when-body", true);
   if ("refusal" in signer) return signer.refusal;
   const refused = ctx.readRefusal(signer.pubkey);
   if (refused) return plainError(refused);

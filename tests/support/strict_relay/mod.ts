@@ -42,7 +42,7 @@ export type {
 } from "./types.ts";
 export { PROTOCOL_VERSION, SERVER_INFO, WWW_AUTHENTICATE } from "./types.ts";
 export { DEFAULT_TOOLS } from "./tool_table.ts";
-export { isFault, nip86Error, rateLimited, toolError, toolOk } from "./results.ts";
+export { isFault, nip86Error, toolError, toolOk } from "./results.ts";
 export type { CommitSeed, FileSeed, MemberSeed, RepositorySeed, RoomSeed, Seed } from "./content_types.ts";
 export { CONTENT_TOOLS } from "./content_tools.ts";
 export { demoContent, filesContent, jobsContent, roomsContent, wikiContent } from "./content_gen.ts";

@@ -29,7 +29,8 @@ export interface AuthContext {
 
 /** The AUTH message's event when it passes, or the `OK` false reason. */
 export function checkAuth(message: unknown[], ctx: AuthContext): { event: NostrEvent } | { reason: string } {
-  if (message.length < 2 || message[1] === null) return { reason: "invalid: AUTH needs an event" };
+  // A null event is an event, whose members are all missing: only no argument at all is "needs".
+  if (message.length < 2) return { reason: "invalid: AUTH needs an event" };
   const problem = eventProblem(message[1]);
   if (problem) return { reason: problem };
   const event = message[1] as NostrEvent;

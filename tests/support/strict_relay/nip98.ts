@@ -6,6 +6,7 @@ import type { NostrEvent } from "nostr-tools/pure";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import type { RecordedRequest } from "./types.ts";
+import { goSyntaxError } from "./go_json_syntax.ts";
 import { decoded, eventProblem } from "./signed_event.ts";
 import { isRecord } from "./values.ts";
 
@@ -92,7 +93,7 @@ export class TokenVerifier {
     try {
       raw = json === undefined ? undefined : JSON.parse(json);
     } catch {
-      return { reason: "invalid event JSON: invalid character looking for beginning of value" };
+      return { reason: `invalid event JSON: ${goSyntaxError(new TextEncoder().encode(json))}` };
     }
     if (json === undefined) return { reason: "malformed NIP-98 token" };
     const problem = eventProblem(raw);

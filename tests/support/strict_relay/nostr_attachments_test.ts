@@ -1,6 +1,7 @@
-// The strict relay's room attachments and /media (rpc-facts 6.4), shown with Deno's fetch and NIP-98
-// tokens signed by hand: the upload and download round trip with the exact headers, media types and
-// file names. Refusals: nostr_attachment_refusals_test.ts.
+// The strict relay's room attachments and /media (tinyrelay's room_attachments.go), shown with Deno's
+// fetch and NIP-98 tokens signed by hand: the upload and download round trip with the exact headers,
+// the descriptor as Go writes it, media types, file names, one blob in many rooms, Range and HEAD.
+// Refusals: nostr_attachment_refusals_test.ts.
 
 import assert from "node:assert/strict";
 import { getToken } from "nostr-tools/nip98";
@@ -13,17 +14,19 @@ Deno.test("strict relay attachments: a PNG up (type sniffed) and down, with the 
     const sha = hex(PNG);
     const a = await upload(relay, PNG);
     assert.equal(a.status, 200, a.text);
+    assert.equal(a.headers.get("content-type"), "application/json");
+    assert.ok(a.text.endsWith("}\n"), "json.Encoder's trailing newline");
     const url = `${relay.url}/media/${sha}.png`;
     assert.deepEqual(Object.keys(a.json), [
-      "url",
+      "filename",
+      "nip94",
+      "room",
       "sha256",
       "size",
       "type",
       "uploaded",
-      "nip94",
-      "filename",
-      "room",
-    ]);
+      "url",
+    ], "Go marshals a map with its keys sorted");
     const size = String(PNG.length);
     assert.deepEqual(a.json, {
       url,
@@ -45,15 +48,18 @@ Deno.test("strict relay attachments: a PNG up (type sniffed) and down, with the 
     assert.equal(d.status, 200);
     assert.deepEqual(d.bytes, PNG);
     assert.equal(d.headers.get("content-type"), "image/png");
-    assert.equal(d.headers.get("content-disposition"), null);
+    assert.equal(d.headers.get("content-disposition"), `inline; filename=${sha}`);
     assert.equal(d.headers.get("cache-control"), "private, no-store");
     assert.equal(d.headers.get("content-security-policy"), "sandbox");
+    assert.equal(d.headers.get("x-content-type-options"), "nosniff");
+    assert.equal(d.headers.get("accept-ranges"), "bytes");
+    assert.equal(d.headers.get("last-modified"), new Date(a.json.uploaded * 1000).toUTCString());
     assert.equal((await download(relay, `/media/${sha}`)).status, 200, "the extension is optional");
     assert.equal((await download(relay, `/media/${sha}.whatever`)).status, 200, "any 1-8 alnum extension");
   });
 });
 
-Deno.test("strict relay media: HEAD, a range, and a token made by nostr-tools' getToken", async () => {
+Deno.test("strict relay media: HEAD, ranges, anonymous, and a token made by nostr-tools' getToken", async () => {
   await withRelay({}, async (relay) => {
     const sha = (await upload(relay, PNG)).json.sha256;
     const h = await download(relay, `/media/${sha}.png`, { method: "HEAD" });
@@ -61,10 +67,30 @@ Deno.test("strict relay media: HEAD, a range, and a token made by nostr-tools' g
     assert.equal(h.headers.get("content-length"), String(PNG.length));
     assert.equal(h.headers.get("content-type"), "image/png");
     assert.equal(h.bytes.length, 0);
-    const r = await download(relay, `/media/${sha}.png`, { headers: { Range: "bytes=1-3" } });
+    const range = async (value: string) =>
+      await download(relay, `/media/${sha}.png`, { headers: { Range: value } });
+    const r = await range("bytes=1-3");
     assert.equal(r.status, 206);
     assert.deepEqual(r.bytes, PNG.subarray(1, 4));
     assert.equal(r.headers.get("content-range"), `bytes 1-3/${PNG.length}`);
+    const last = await range("bytes=-5");
+    assert.deepEqual([last.status, last.bytes], [206, PNG.subarray(PNG.length - 5)]);
+    const open = await range("bytes=60-");
+    assert.deepEqual([open.status, open.headers.get("content-range")], [
+      206,
+      `bytes 60-${PNG.length - 1}/${PNG.length}`,
+    ]);
+    const headRange = await download(relay, `/media/${sha}.png`, {
+      method: "HEAD",
+      headers: { Range: "bytes=0-9" },
+    });
+    assert.deepEqual([headRange.status, headRange.headers.get("content-length"), headRange.bytes.length], [
+      206,
+      "10",
+      0,
+    ]);
+    const anonymous = await download(relay, `/media/${sha}.png`, { authorization: null });
+    assert.deepEqual([anonymous.status, anonymous.bytes], [200, PNG], "an open relay serves anyone");
     const url = `${relay.url}/media/${sha}.png`;
     const authorization = await getToken(url, "GET", (e) => finalizeEvent(e, MEMBER.sk), true);
     assert.equal((await download(relay, `/media/${sha}.png`, { authorization })).status, 200);
@@ -87,7 +113,7 @@ Deno.test("strict relay attachments: media types, and what a download keeps of t
       const d = await download(relay, new URL(a.json.url).pathname.slice("/r/acme".length));
       assert.equal(d.status, 200);
       assert.equal(d.headers.get("content-type"), "application/octet-stream");
-      assert.equal(d.headers.get("content-disposition"), "attachment");
+      assert.equal(d.headers.get("content-disposition"), `attachment; filename=${a.json.sha256}`);
       assert.equal(d.headers.get("cache-control"), "private, no-store");
       assert.equal(d.headers.get("content-security-policy"), "sandbox");
     }
@@ -100,7 +126,10 @@ Deno.test("strict relay attachments: media types, and what a download keeps of t
       const a = await upload(relay, body);
       assert.equal(a.json.type, type);
       const d = await download(relay, `/media/${a.json.sha256}`);
-      assert.deepEqual([d.headers.get("content-type"), d.headers.get("content-disposition")], [type, null]);
+      assert.deepEqual([d.headers.get("content-type"), d.headers.get("content-disposition")], [
+        type,
+        `inline; filename=${a.json.sha256}`,
+      ]);
     }
     const audio = await upload(relay, new Uint8Array([9, 9]), { type: "audio/ogg" });
     const d = await download(relay, `/media/${audio.json.sha256}.ogg`);
@@ -131,5 +160,17 @@ Deno.test("strict relay attachments: file names", async () => {
     }
     assert.equal(relay.attachments.size, 1, "one blob, however many uploads");
     assert.equal(relay.attachments.get(hex(PNG))?.filename, "n".repeat(255));
+  });
+});
+
+Deno.test("strict relay attachments: one blob in many rooms, each upload's descriptor its own room", async () => {
+  await withRelay({ rooms: ["general", "lab"] }, async (relay) => {
+    const first = await upload(relay, PNG, { room: "general", filename: "a.png" });
+    const second = await upload(relay, PNG, { room: "lab", filename: "b.png" });
+    assert.deepEqual([first.status, second.status], [200, 200]);
+    assert.deepEqual([first.json.room, second.json.room], ["general", "lab"]);
+    assert.equal(second.json.uploaded, first.json.uploaded, "the blob's first upload");
+    assert.deepEqual([...relay.attachments.get(hex(PNG))!.rooms], ["general", "lab"]);
+    assert.equal(relay.attachments.size, 1);
   });
 });

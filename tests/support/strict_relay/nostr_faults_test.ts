@@ -137,7 +137,7 @@ Deno.test("strict relay websocket: trickle, from the upgrade and on a connection
     await t.step("trickleWebSockets: the frames so far pass whole, then only the trickle", async () => {
       const { conn, rest } = await rawUpgrade(relay);
       await conn.write(clientFrame(0x1, new TextEncoder().encode('["REQ","s",{}]')));
-      const eose = '["EOSE","s"]';
+      const eose = '["EOSE","s",["finish","auth"]]';
       const before = await readUntil(conn, "the challenge, then EOSE", (got) => {
         const all = text(new Uint8Array([...rest, ...got]));
         return all.endsWith(eose);
@@ -223,11 +223,11 @@ Deno.test("strict relay websocket: no-challenge, then refuse", async (t) => {
       await withSocket(relay.wsUrl, async (ws) => {
         await ws.quiet(300);
         const { events, end } = await ws.req("s", {});
-        assert.deepEqual([events.length, end], [1, ["EOSE", "s"]]);
+        assert.deepEqual([events.length, end], [1, ["EOSE", "s", ["finish", "auth"]]]);
         const ev = signed(A, { content: "open write" });
         ws.send(["EVENT", ev]);
-        assert.deepEqual(await ws.next("the event, live"), ["EVENT", "s", ev]);
         assert.deepEqual(await ws.next("OK"), ["OK", ev.id, true, ""]);
+        assert.deepEqual(await ws.next("then the event, live"), ["EVENT", "s", ev]);
       });
     });
     await t.step("refuse: 503 relay is starting", async () => {

@@ -139,11 +139,20 @@ export class NostrSide implements SessionHost {
     }
     return undefined;
   }
-  stored(filters: Filter[]): NostrEvent[] {
-    return this.store.query(filters);
+  stored(filters: Filter[], authed: ReadonlySet<string>): NostrEvent[] {
+    return this.store.query(filters, (ev) => this.visible(ev, authed));
   }
-  more(filters: Filter[]): boolean {
-    return this.store.more(filters);
+  more(filters: Filter[], authed: ReadonlySet<string>): boolean {
+    return this.store.more(filters, (ev) => this.visible(ev, authed));
+  }
+  /** A members-only room's events are read only by a key with a role in it. */
+  visible(ev: NostrEvent, authed: ReadonlySet<string>): boolean {
+    const id = ev.kind === 445 ? undefined : ev.tags.find((t) => t[0] === "h")?.[1];
+    const room = id === undefined ? undefined : this.#o.uploads.room(id);
+    return room?.access !== "members" || [...authed].some((pubkey) => room.roleOf(pubkey) !== undefined);
+  }
+  membersRoom(room: string): boolean {
+    return this.#o.uploads.room(room)?.access === "members";
   }
   /**
    * Gates and stores a signed event that came by a door which authenticated `session`: the one publish

@@ -1,6 +1,7 @@
 // The strict relay's websocket, shown with Deno's own WebSocket client and events signed by
-// nostr-tools: the unprompted challenge, AUTH's checks in the real relay's order, the read gates,
-// REQ and its history, live delivery and CLOSE (rpc-facts 6.2; messages: nostr_messages_test.ts).
+// nostr-tools: the unprompted challenge, AUTH's checks in the real relay's order, the read gates
+// (members-only relays and rooms), REQ and its history, EOSE's hints, live delivery and CLOSE
+// (rpc-facts 6.2; messages: nostr_messages_test.ts).
 
 import assert from "node:assert/strict";
 import type { NostrEvent } from "nostr-tools/pure";
@@ -126,7 +127,7 @@ Deno.test("strict relay websocket: members-only reads", async (t) => {
         assert.deepEqual((await ws.req("q", { kinds: [9] })).end, ["CLOSED", "q", MEMBERS_ONLY]);
         await expectOk(ws, ["AUTH", authEvent(A, relay.wsUrl, challenge as string)], true, "");
         const served = await ws.req("q", { kinds: [9] });
-        assert.deepEqual([served.events.length, served.end], [1, ["EOSE", "q"]]);
+        assert.deepEqual([served.events.length, served.end], [1, ["EOSE", "q", ["finish"]]]);
         const sent = relay.clientMessages.map((m) => (m.message as unknown[])[0]);
         assert.deepEqual(sent.slice(-3), ["REQ", "AUTH", "REQ"]);
       });
@@ -144,12 +145,13 @@ Deno.test("strict relay websocket: readsNeedAuth, at start and at run time", asy
         "auth-required: this relay requires AUTH",
       ]);
       await expectOk(ws, ["AUTH", authEvent(B, relay.wsUrl, challenge as string)], true, "");
-      assert.deepEqual((await ws.req("s", {})).end, ["EOSE", "s"], "any key, once authenticated");
+      const end = (await ws.req("s", { kinds: [9] })).end;
+      assert.deepEqual(end, ["EOSE", "s", ["finish"]], "any key, once authenticated");
     });
     relay.readsNeedAuth = false;
     await withSocket(relay.wsUrl, async (ws) => {
       await ws.next("challenge");
-      assert.deepEqual((await ws.req("s", {})).end, ["EOSE", "s"]);
+      assert.deepEqual((await ws.req("s", { kinds: [9] })).end, ["EOSE", "s", ["finish"]]);
     });
   });
 });
@@ -177,7 +179,7 @@ Deno.test("strict relay websocket: REQ's history, newest first, limits and filte
       const got = async (filters: unknown[]) => contents((await ws.req("q", ...filters)).events);
       const { events, end } = await ws.req("all", {});
       assert.deepEqual(contents(events), ["recent", ...tied, "old"], "newest first, ties by id");
-      assert.deepEqual(end, ["EOSE", "all"]);
+      assert.deepEqual(end, ["EOSE", "all", ["finish", "auth"]]);
       assert.deepEqual(Object.keys(events[0]), [
         "id",
         "pubkey",
@@ -233,6 +235,67 @@ Deno.test("strict relay websocket: live events, CLOSE, and a REQ replacing its i
         relay.inject(signed(B, { kind: 11, content: "after the refusal" }));
         await ws.quiet();
         assert.equal(relay.events.length, 9);
+      });
+    });
+  });
+});
+
+Deno.test("strict relay websocket: EOSE's hints, finish or more, and auth", async () => {
+  const roomSeed = {
+    rooms: [{ id: "vault", name: "Vault", access: "members" as const, members: [{ pubkey: A.pk }] }],
+  };
+  await withRelay({ rooms: ["general", "lab"] }, async (relay) => {
+    relay.seed(roomSeed);
+    storeFour(relay);
+    await withSocket(relay.wsUrl, async (ws) => {
+      const [, challenge] = await ws.next("challenge");
+      const hints = async (...filters: unknown[]) => ((await ws.req("h", ...filters)).end as unknown[])[2];
+      assert.deepEqual(await hints({ kinds: [9] }), ["finish"]);
+      assert.deepEqual(await hints({ kinds: [9], limit: 1 }), ["more"], "a limit cut the history short");
+      assert.deepEqual(await hints({ kinds: [9], limit: 3 }), ["finish"], "a limit that cut nothing");
+      assert.deepEqual(await hints({ kinds: [11] }, { kinds: [9], limit: 0 }), ["more"], "any filter's");
+      assert.deepEqual(await hints({ authors: [A.pk] }), ["finish", "auth"], "no kinds");
+      assert.deepEqual(await hints({ kinds: [4] }), ["finish", "auth"], "a private kind, before AUTH");
+      assert.deepEqual(await hints({ kinds: [9], "#h": ["vault"] }), ["finish", "auth"], "a members room");
+      assert.deepEqual(await hints({ kinds: [9], "#h": ["lab"] }), ["finish"], "an open room");
+      await expectOk(ws, ["AUTH", authEvent(B, relay.wsUrl, challenge as string)], true, "");
+      assert.deepEqual(await hints({ kinds: [1059] }), ["finish"], "a private kind, after AUTH");
+      assert.deepEqual(
+        await hints({ kinds: [9], "#h": ["vault"] }),
+        ["finish"],
+        "a members room, after AUTH",
+      );
+      assert.deepEqual(
+        await hints({ kinds: [9], limit: 1 }, {}),
+        ["more", "auth"],
+        "no kinds, even after AUTH",
+      );
+    });
+  });
+});
+
+Deno.test("strict relay websocket: a members-only room is read by its members only", async () => {
+  await withRelay({}, async (relay) => {
+    relay.seed({ rooms: [{ id: "vault", name: "Vault", access: "members", members: [{ pubkey: A.pk }] }] });
+    // A second apart, so the history's order (newest first) does not hang on their ids.
+    const secret = signed(A, { tags: [["h", "vault"]], content: "secret", created_at: now() - 1 });
+    const open = signed(B, { content: "open", created_at: now() - 2 });
+    relay.inject(secret);
+    relay.inject(open);
+    await withSocket(relay.wsUrl, async (outsider) => {
+      await withSocket(relay.wsUrl, async (member) => {
+        await outsider.auth(B, relay.wsUrl);
+        await member.auth(A, relay.wsUrl);
+        assert.deepEqual(
+          (await outsider.req("s", { kinds: [9] })).events,
+          [open],
+          "history without the room's",
+        );
+        assert.deepEqual((await member.req("s", { kinds: [9] })).events, [secret, open], "the room's member");
+        const live = signed(A, { tags: [["h", "vault"]], content: "live secret" });
+        relay.inject(live);
+        assert.deepEqual(await member.next("the room's event, live"), ["EVENT", "s", live]);
+        await outsider.quiet();
       });
     });
   });

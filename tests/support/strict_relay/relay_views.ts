@@ -33,7 +33,9 @@ export function roomFacts(state: RelayState, id: string): RoomFacts | undefined 
       access: seeded.access ?? "open",
       roleOf: (pubkey) => {
         if (pubkey === GRANT_OPERATOR) return "owner";
-        return seeded.members?.find((member) => member.pubkey === pubkey)?.role ?? undefined;
+        // A member seeded without a role holds the default one (content_types.ts MemberSeed).
+        const member = seeded.members?.find((m) => m.pubkey === pubkey);
+        return member ? member.role ?? "member" : undefined;
       },
     };
   }

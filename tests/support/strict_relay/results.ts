@@ -1,5 +1,5 @@
-// The shapes tool handlers answer with: results as the relay writes them, NIP-86 errors, the rate
-// limiter's 429, and the test for a scripted Fault.
+// The shapes tool handlers answer with: results as the relay writes them, NIP-86 errors, and the test
+// for a scripted Fault. (The relay has no 429: a test wanting one puts a front before it, rate_front.ts.)
 
 import { goJson, isRecord } from "./values.ts";
 import type { Fault, ToolResult } from "./types.ts";
@@ -38,7 +38,6 @@ export function toolOk(structured: Record<string, unknown>): ToolResult {
 export function isFault(v: unknown): v is Fault {
   if (!isRecord(v)) return false;
   if (v.drop === true || v.resetMidBody === true || v.hang === true || v.cutAfterRun === true) return true;
-  if (v.rateLimited === true) return true;
   if (isRecord(v.jsonrpcError) || typeof v.hugeBodyBytes === "number") return true;
   const rawKeys = ["status", "body", "headers", "contentType"];
   return typeof v.status === "number" && Object.keys(v).every((k) => rawKeys.includes(k));
@@ -49,17 +48,4 @@ export function nip86Error(message: string, status?: number): Fault {
   const code = status ??
     (message.startsWith("auth-required:") ? 401 : /^(restricted|blocked):/.test(message) ? 403 : 400);
   return { status: code, body: JSON.stringify({ error: message }) };
-}
-
-/**
- * The rate limiter's answer to a request: 429 with `Retry-After` (whole seconds) and a JSON-RPC error
- * carrying the request's id. Queue it with relay.script(rateLimited(n)) or return it from a handler.
- */
-export function rateLimited(retryAfter: number, message?: string): Fault {
-  if (!Number.isSafeInteger(retryAfter) || retryAfter < 0) {
-    throw new Error(`strict relay: rateLimited: Retry-After ${retryAfter} is not a whole number of seconds`);
-  }
-  return message === undefined
-    ? { rateLimited: true, retryAfter }
-    : { rateLimited: true, retryAfter, message };
 }

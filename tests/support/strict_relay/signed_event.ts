@@ -56,6 +56,8 @@ function decodeProblem(member: string, v: unknown): string | undefined {
  * the canonical id and the Schnorr signature).
  */
 export function eventProblem(raw: unknown): string | undefined {
+  // Go decodes null into a map as no map at all, without an error: every member is then missing.
+  if (raw === null) return "invalid: missing id";
   if (!isRecord(raw)) {
     return `invalid event JSON: json: cannot unmarshal ${
       jsonType(raw)

@@ -47,8 +47,6 @@ export type Fault =
   | { hang: true }
   /** A JSON-RPC error body carrying the request's id (null when it has none); status defaults to 400. */
   | { jsonrpcError: { code: number; message: string; data?: unknown }; status?: number }
-  /** The rate limiter: 429, `Retry-After: <seconds>` and a JSON-RPC error with the request's id. */
-  | { rateLimited: true; retryAfter: number; message?: string }
   /**
    * 200 application/json whose body is a JSON string of exactly this many bytes (at least 2),
    * streamed; with `chunked` it is sent without a Content-Length so only a streaming bound can stop it.
