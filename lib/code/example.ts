@@ -3,7 +3,7 @@
 // shape. What it fills: const, enum, default, the first of a union; strings to their pattern (the
 // simple subset of pattern.ts) and lengths, a readable `<name>` where that fits; numbers within their
 // bounds; arrays to minItems; objects' required properties, then others to minProperties.
-// Bounded in depth and members. Pure.
+// Bounded in depth, in members and in values in all, whatever the table holds. Pure.
 
 import { isObject } from "../wire/json.ts";
 import { parsePattern, patternExample, patternMatches } from "./pattern.ts";
@@ -12,17 +12,25 @@ import { parsePattern, patternExample, patternMatches } from "./pattern.ts";
 const EXAMPLE_DEPTH = 4;
 /** Properties of one object, or items of one array, filled in. */
 const EXAMPLE_MEMBERS = 64;
+/** Values in one example, nested ones counted: the table is the relay's to write. */
+const EXAMPLE_VALUES = 1024;
 
 type Schema = Record<string, unknown>;
+/** The values an example may still hold. */
+type Budget = { left: number };
 
 /** A value that fits `schema`, named `name` where a placeholder shows; undefined: none to give. */
-export function example(schema: unknown, name: string, depth = 0): unknown {
-  if (!isObject(schema)) return undefined;
+export function example(schema: unknown, name: string): unknown {
+  return valueOf(schema, name, 0, { left: EXAMPLE_VALUES });
+}
+
+function valueOf(schema: unknown, name: string, depth: number, budget: Budget): unknown {
+  if (!isObject(schema) || depth > EXAMPLE_DEPTH) return undefined;
   if (Object.hasOwn(schema, "const")) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   if (schema.default !== undefined) return schema.default;
   const union = Array.isArray(schema.anyOf) ? schema.anyOf : schema.oneOf;
-  if (Array.isArray(union)) return example(union[0], name, depth);
+  if (Array.isArray(union)) return valueOf(union[0], name, depth + 1, budget);
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
   switch (type) {
     case "string":
@@ -33,13 +41,13 @@ export function example(schema: unknown, name: string, depth = 0): unknown {
     case "boolean":
       return false;
     case "array":
-      return arrayExample(schema, name, depth);
+      return arrayExample(schema, name, depth, budget);
     case "null":
       return null;
     case "object":
-      return depth < EXAMPLE_DEPTH ? objectExample(schema, depth) : {};
+      return depth < EXAMPLE_DEPTH ? objectExample(schema, depth, budget) : {};
     default:
-      return schema.properties !== undefined ? objectExample(schema, depth) : undefined;
+      return schema.properties !== undefined ? objectExample(schema, depth, budget) : undefined;
   }
 }
 
@@ -81,16 +89,20 @@ function numberExample(schema: Schema, integer: boolean): number {
   return integer ? (low !== undefined ? Math.ceil(value) : Math.floor(value)) : value;
 }
 
-/** As many items as minItems asks, each its items schema's example. */
-function arrayExample(schema: Schema, name: string, depth: number): unknown[] {
+/** As many items as minItems asks (as the budget allows), each its items schema's example. */
+function arrayExample(schema: Schema, name: string, depth: number, budget: Budget): unknown[] {
   const least = Math.min(count(schema.minItems) ?? 0, EXAMPLE_MEMBERS);
-  if (least === 0 || depth >= EXAMPLE_DEPTH) return [];
-  const item = example(schema.items, name, depth + 1) ?? `<${name}>`;
-  return Array.from({ length: least }, () => item);
+  if (least === 0 || depth >= EXAMPLE_DEPTH || budget.left <= 0) return [];
+  const before = budget.left--;
+  const item = valueOf(schema.items, name, depth + 1, budget) ?? `<${name}>`;
+  const each = before - budget.left;
+  const times = Math.min(least, 1 + Math.floor(budget.left / each));
+  budget.left -= each * (times - 1);
+  return Array.from({ length: times }, () => item);
 }
 
 /** The required properties, each an example of its own schema; then optional ones to minProperties. */
-function objectExample(schema: Schema, depth: number): Record<string, unknown> {
+function objectExample(schema: Schema, depth: number, budget: Budget): Record<string, unknown> {
   const properties = isObject(schema.properties) ? schema.properties : {};
   const required = Array.isArray(schema.required) ? schema.required : [];
   const least = count(schema.minProperties) ?? 0;
@@ -98,7 +110,9 @@ function objectExample(schema: Schema, depth: number): Record<string, unknown> {
   let filled = 0;
   const fill = (name: unknown) => {
     if (typeof name !== "string" || !Object.hasOwn(properties, name) || Object.hasOwn(value, name)) return;
-    const member = example(properties[name], name, depth + 1);
+    if (budget.left <= 0) return;
+    budget.left--;
+    const member = valueOf(properties[name], name, depth + 1, budget);
     if (member === undefined) return;
     // defineProperty: a property named __proto__ stays a property.
     Object.defineProperty(value, name, {
@@ -118,10 +132,11 @@ function objectExample(schema: Schema, depth: number): Record<string, unknown> {
   // Still short of minProperties: keys of its own, where the schema takes other keys.
   const other = schema.additionalProperties;
   if (other === false) return value;
-  for (let n = 1; filled < enough; n++) {
+  for (let n = 1; filled < enough && budget.left > 0; n++) {
     const key = n === 1 ? "<key>" : `<key${n}>`;
     if (Object.hasOwn(value, key)) continue;
-    value[key] = (isObject(other) ? example(other, key, depth + 1) : undefined) ?? "<value>";
+    budget.left--;
+    value[key] = (isObject(other) ? valueOf(other, key, depth + 1, budget) : undefined) ?? "<value>";
     filled++;
   }
   return value;

@@ -76,3 +76,19 @@ Deno.test("example: every tool of the real relay's table, its arguments accepted
     assert.equal(validateArguments(tool.inputSchema, args), undefined, tool.name);
   }
 });
+
+Deno.test("example: bounded whatever the table holds: values in all, and depth through unions", () => {
+  let schema: Record<string, unknown> = { type: "string" };
+  for (let i = 0; i < 4; i++) {
+    const properties = Object.fromEntries(Array.from({ length: 64 }, (_, j) => [`p${j}`, schema]));
+    const items = { type: "object", properties, required: Object.keys(properties) };
+    schema = { type: "array", minItems: 64, items };
+  }
+  const started = performance.now();
+  const text = JSON.stringify(example({ type: "object", properties: { a: schema }, required: ["a"] }, "x"));
+  assert.ok(text.length < 32 * 1024, `${text.length} characters`);
+  assert.ok(performance.now() - started < 1000);
+  let union: Record<string, unknown> = { type: "string" };
+  for (let i = 0; i < 10_000; i++) union = { anyOf: [union] };
+  assert.equal(example(union, "x"), undefined, "nested past the depth: none, and no stack overflow");
+});
