@@ -97,10 +97,21 @@ Deno.test("ranked: the strict relay's table, query by query", () => {
   // A misspelling still finds the three issue tools, first.
   assert.deepEqual(names("isue").slice(0, 3).sort(), ["create_issue", "list_issues", "read_issue"]);
   assert.deepEqual(names("mesage").slice(0, 1), ["post_message"]);
-  // A parameter alone is enough to match.
-  assert.deepEqual(names("sha256").sort(), ["read_attachment", "read_file"]);
-  // A tool that meets the query only in passing (under a fifth of the best) is left out.
-  assert.deepEqual(names("post message"), ["post_message"]);
+  // A parameter alone is enough to match: read_attachment's sha256 (read_file's is hash, its
+  // description's "SHA-256" two other words).
+  assert.deepEqual(names("sha256"), ["read_attachment"]);
+  // A tool that meets the query only in passing (under a fifth of the best) is left out: start_thread
+  // matches "post message" on its own, but far below post_message; those naming a room message stay.
+  assert.deepEqual(names("post message"), [
+    "post_message",
+    "upload_attachment",
+    "react",
+    "request_decision",
+    "job_error",
+  ]);
+  assert.deepEqual(names("post message", TABLE.filter((tool) => tool.name === "start_thread")), [
+    "start_thread",
+  ]);
   // Nothing to match.
   assert.deepEqual(names("xyzzy"), []);
   assert.deepEqual(names(""), []);
@@ -144,12 +155,14 @@ Deno.test("closestNames: the names nearest the query's words, five at most", () 
   assert.deepEqual(closestNames(TABLE, "zzzz").length, 5);
   assert.deepEqual(closestNames(TABLE, "isseus").slice(0, 2), ["list_issues", "read_issue"]);
   assert.deepEqual(closestNames(TABLE, "rom").slice(0, 2), ["read_room", "list_rooms"]);
-  assert.deepEqual(names("wiki").sort(), [
+  assert.deepEqual(names("wiki").slice(0, 4).sort(), [
     "list_wiki",
     "propose_wiki_merge",
     "publish_wiki_page",
     "read_wiki_page",
   ]);
+  // Then those whose descriptions name it: react answers a wiki merge request, a grant has wiki terms.
+  assert.deepEqual(names("wiki").slice(4), ["react", "request_grant"]);
   assert.deepEqual(closestNames(TABLE, "!!!"), TABLE.slice(0, 5).map((tool) => tool.name));
   assert.deepEqual(closestNames([], "x"), []);
 });

@@ -296,7 +296,7 @@ Deno.test("the strict relay's table: 'issues' finds list_issues first; blank lis
   ]);
   assert.match(
     issues.text,
-    /\n\nrelay\.list_issues\(args: \{\n {2}\/\*\* Repository owner, hex pubkey\. \*\/\n {2}owner: string;/,
+    /\n\nrelay\.list_issues\(args: \{\n {2}\/\*\* Hex public key\. \*\/\n {2}owner: string;/,
   );
   const rooms = search(TABLE, "room messages", { detail: "brief" });
   assert.deepEqual(rooms.matches.slice(0, 2).map((match) => match.name), ["read_room", "post_message"]);

@@ -112,7 +112,7 @@ Deno.test("one tiny_execute reads a list and its 20 items: 21 relay calls, each 
         const list = await relay.list_issues({ owner, repo: "widgets", limit: 50 });
         const read = [];
         for (const item of list.items) {
-          read.push(await relay.read_issue({ id: item.id, owner, repo: "widgets", event: item.id }));
+          read.push(await relay.read_issue({ owner, repo: "widgets", event: item.id }));
         }
         const open = list.items.filter((item: { status: string }) => item.status === "open");
         return { count: read.length, open: open.length, titles: open.map((item: { title: string }) => item.title) };
@@ -264,14 +264,18 @@ Deno.test("--audit-log: one entry per write, marked as the program's with its in
   const log = `${dir}/audit.jsonl`;
   try {
     const args = ["--code-mode", "--allow-writes", "--audit-log", log];
+    const reaction = {
+      target: "ab".repeat(32),
+      target_pubkey: "cd".repeat(32),
+      room: "general",
+      content: "+",
+    };
     await withHost({ args, flags: shippedFlags() }, async ({ client }) => {
       await execute(
         client,
         `async function run(relay) {
           await relay.post_message({ room: "general", content: "a" });
-          await relay.react({ event_id: "${
-          "ab".repeat(32)
-        }", room: "general", content: "+" }).catch(() => null);
+          await relay.react(${JSON.stringify(reaction)});
           return "done";
         }`,
         "two writes",
@@ -281,6 +285,11 @@ Deno.test("--audit-log: one entry per write, marked as the program's with its in
     assert.equal(entries.length, 2, "one entry per write");
     for (const entry of entries) assert.deepEqual(entry.via, { tool: "tiny_execute", intent: "two writes" });
     assert.deepEqual(entries.map((entry) => entry.tool), ["post_message", "react"]);
+    assert.deepEqual(
+      entries.map((entry) => entry.outcome),
+      ["accepted", "accepted"],
+      "both signed and published",
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { filesContent, jobsContent, roomsContent, wikiContent } from "./mod.ts";
 import { withRelay } from "./nostr_test_kit.ts";
-import { AGENT, call, read, refused } from "./content_test_kit.ts";
+import { AGENT, call, read, readerRefuses, refused, refusedArguments } from "./content_test_kit.ts";
 
 Deno.test("content wiki: pages by name, the preferred version, the history and a merge request", async () => {
   const wiki = wikiContent(5);
@@ -41,7 +41,9 @@ Deno.test("content wiki: pages by name, the preferred version, the history and a
     await refused(relay, "read_wiki_page", { d: "nothing-here" }, "not found: wiki page");
     await refused(relay, "read_wiki_page", { d: "!!!" }, "invalid: wiki page name");
     await refused(relay, "read_wiki_page", { d: "faq", version: "0".repeat(64) }, "not found: wiki version");
-    await refused(relay, "list_wiki", { author: "abc" }, "invalid: wiki author");
+    const abc = { author: "abc" };
+    await refusedArguments(relay, "list_wiki", abc, "author does not match ^[0-9a-f]{64}$");
+    readerRefuses(wiki.seed, "list_wiki", abc, "invalid: wiki author");
   });
 });
 
@@ -72,7 +74,7 @@ Deno.test("content jobs: every state, the filters, and one job's answers oldest 
       0,
       "the agent asked for none",
     );
-    assert.equal((await read(relay, "list_jobs", { room: "elsewhere" })).items.length, 0);
+    await refusedArguments(relay, "list_jobs", { room: "elsewhere" }, "room is not a known argument");
     const paged = await read(relay, "list_jobs", { limit: 4 });
     assert.equal(paged.next_cursor, `${paged.items[3].created_at}:${paged.items[3].id}`);
     const rest = await read(relay, "list_jobs", { cursor: paged.next_cursor });
@@ -84,11 +86,19 @@ Deno.test("content jobs: every state, the filters, and one job's answers oldest 
     assert.deepEqual(job.answers.map((a: { id: string }) => a.id), running.answers.map((a) => a.id));
     assert.deepEqual(job.item.progress.content, "halfway");
     await refused(relay, "read_job", { id: "0".repeat(64) }, "not found: job request");
-    await refused(relay, "read_job", { id: "short" }, "invalid: job id");
-    await refused(
+    await refusedArguments(relay, "read_job", { id: "short" }, "id does not match ^[0-9a-f]{64}$");
+    readerRefuses(content.seed, "read_job", { id: "short" }, "invalid: job id");
+    const late = { state: "late" };
+    await refusedArguments(
       relay,
       "list_jobs",
-      { state: "late" },
+      late,
+      "state must be one of open, done, failed, cancelled, all",
+    );
+    readerRefuses(
+      content.seed,
+      "list_jobs",
+      late,
       "invalid: job state must be open, done, failed, cancelled or all",
     );
     await refused(relay, "list_jobs", { cursor: "later" }, "invalid: job cursor");
@@ -136,7 +146,8 @@ Deno.test("content files: list_files, read_file's preview, read_attachment's ima
     assert.deepEqual(Uint8Array.from(atob(block.data), (c) => c.charCodeAt(0)), files.image.bytes);
     assert.equal(attachment.result.structuredContent.sha256, files.image.sha256);
     await refused(relay, "read_file", { hash: "0".repeat(64) }, "not found: file");
-    await refused(relay, "read_file", { hash: "nothex" }, "invalid: bad blob sha256");
+    await refusedArguments(relay, "read_file", { hash: "nothex" }, "hash does not match ^[0-9a-f]{64}$");
+    readerRefuses(files.seed, "read_file", { hash: "nothex" }, "invalid: bad blob sha256");
     const none = { sha256: "0".repeat(64) };
     await refused(relay, "read_attachment", none, "attachment unavailable: not found: file");
   });
@@ -164,8 +175,8 @@ Deno.test("content seed: a malformed seed is refused whole, with what is wrong",
     }
     assert.equal(relay.rooms.has("ok"), false, "nothing of a refused seed is kept");
     assert.equal(relay.events.length, 0);
-    const echo = await call(relay, "list_rooms");
-    assert.equal(echo.result.structuredContent.tool, "list_rooms", "still not seeded");
+    const listed = (await read(relay, "list_rooms")).items.map((r: { id: string }) => r.id);
+    assert.deepEqual(listed, ["general"], "the relay's own room alone: nothing of a refused seed is read");
   });
 });
 

@@ -1,6 +1,7 @@
 // A signed MCP client for the content mode tests: one tools/call, its HTTP status, headers and
 // parsed answer; and the assertions every read shares (the text block mirrors structuredContent,
-// a failed read carries the relay's words and no structured content).
+// a failed read carries the relay's words and no structured content, arguments the input schema
+// refuses come back with that schema).
 
 import assert from "node:assert/strict";
 import type { NostrEvent } from "nostr-tools/pure";
@@ -10,6 +11,7 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 import { PROTOCOL_VERSION, type StrictRelay } from "./mod.ts";
 import type { Seed } from "./content_types.ts";
 import type { ContentView } from "./content_view.ts";
+import { answerContent } from "./content_tools.ts";
 
 export const AGENT = newKey();
 
@@ -93,6 +95,25 @@ export async function refused(
   });
 }
 
+/** Expects the relay's input schema to refuse the arguments in these words, before the tool runs. */
+export async function refusedArguments(
+  relay: StrictRelay,
+  name: string,
+  args: Record<string, unknown>,
+  words: string,
+) {
+  const { status, result } = await call(relay, name, args);
+  assert.equal(status, 200);
+  const { inputSchema } = relay.tools.find((t) => t.name === name)!;
+  assert.deepEqual(result, {
+    content: [{ type: "text", text: words }],
+    structuredContent: { inputSchema },
+    isError: true,
+    resultType: "complete",
+    _meta: result._meta,
+  });
+}
+
 /**
  * One call's view of a seed, for a reader called directly: the relay's input schema refuses some
  * arguments (a limit over 100, max_bytes over 4 MiB) before its reader runs, and the reader's own
@@ -110,6 +131,18 @@ export function viewOf(seed: Seed, url = "https://relay.example"): ContentView {
     uploads: new Map(),
     attachments: new Map(),
   };
+}
+
+/**
+ * Expects a content reader, called directly on a view of `seed`, to refuse in these words: its own
+ * check of what the relay's schema already refuses over /mcp.
+ */
+export function readerRefuses(seed: Seed, name: string, args: Record<string, unknown>, words: string) {
+  assert.deepEqual(answerContent(name, args, viewOf(seed)), {
+    content: [{ type: "text", text: words }],
+    structuredContent: null,
+    isError: true,
+  });
 }
 
 /** Publishes an event the two-step way (template, then the signed event) through a write tool. */
