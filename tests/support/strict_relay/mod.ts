@@ -9,8 +9,8 @@
 // (tls_gate.ts) in front of that HTTP/1.1 front end and, with `http2`, of an HTTP/2 one
 // (http2_server.ts). exchange.ts is the seam between core and front ends. An accepted websocket
 // upgrade is spliced by the HTTP/1.1 front end to an internal Deno.serve (ws_splice.ts, ws_server.ts),
-// where each connection's session (ws_session.ts) speaks NIP-01 and NIP-42. relay.seed() turns on
-// content mode, where the read tools answer from seeded rooms, repositories, issues, wiki pages,
+// where each connection's session (ws_session.ts) speaks NIP-01 and NIP-42. relay.seed() adds
+// content: the read tools answer from what the relay holds, seeded rooms, repositories, issues, wiki pages,
 // long tasks and files (content_types.ts says how; content_gen.ts builds seeds).
 
 import { testCertificates } from "../tls.ts";
