@@ -1,6 +1,6 @@
 // Code mode a model gets right the first time (issue 38), end to end: the official MCP TypeScript SDK
-// client as the host of a real tinyagent on pipes, against the strict relay. Result types learned from
-// the answers seen, pages a program walks, tiny_search's languages and the table's hash, writes a re-run
+// client as the host of a real tinyagent on pipes, against the strict relay. Result types shown from
+// the first call, pages a program walks, tiny_search's languages and the table's hash, writes a re-run
 // never repeats, and a person's answer that outlasts the program's time limit.
 
 import assert from "node:assert/strict";
