@@ -47,6 +47,8 @@ export interface Report {
   checks: Checks;
   /** Present when asking for what is missing is the way forward. */
   request_grant?: GrantRequest;
+  /** The relay's last refusal this session saw, when its words named a cause: the tool, the words, the cause. */
+  last_refusal?: { tool: string; said: string; cause: string; advice: string };
 }
 
 /** What every report needs besides the answer. `npubOf` spells an operator's hex key. */

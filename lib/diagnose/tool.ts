@@ -6,6 +6,7 @@ import type { Asked } from "./classify.ts";
 import type { Report } from "./report.ts";
 import { DIAGNOSE_TOOL } from "../facade/tools.ts";
 import { type CallToolResult, type JsonObject, type LocalTool, type Tool, toolError } from "../wire/mcp.ts";
+import type { SeenRefusal } from "../relay/refusal.ts";
 
 /** The relay allows at most this many rooms or kinds in one browsegrant call. */
 const MAX_ASKED = 256;
@@ -55,17 +56,32 @@ export function parseAsked(args: JsonObject): { ok: true; asked: Asked } | { ok:
   return { ok: true, asked: { rooms: [...new Set(rooms)], kinds: [...new Set(kinds)] } };
 }
 
-/** The tool: `<verdict>: <advice>` as the text, the report as structuredContent. */
-export function diagnoseTool(run: (asked: Asked) => Promise<Report>): LocalTool {
+/**
+ * The tool: `<verdict>: <advice>` as the text, the report as structuredContent; and, when the session saw
+ * the relay refuse a call in words that name a cause (a grant's rate, say, which an active grant's verdict
+ * cannot show), that refusal after it.
+ */
+export function diagnoseTool(
+  run: (asked: Asked) => Promise<Report>,
+  lastRefusal: () => SeenRefusal | undefined = () => undefined,
+): LocalTool {
   return {
     entry: DIAGNOSE_ENTRY,
     async call(args: JsonObject): Promise<CallToolResult> {
       const parsed = parseAsked(args);
       if (!parsed.ok) return toolError(parsed.error);
       const report = await run(parsed.asked);
+      const refusal = lastRefusal();
+      const last = refusal && {
+        tool: refusal.tool,
+        said: refusal.said,
+        cause: refusal.cause,
+        advice: refusal.advice,
+      };
+      const told = last ? ` The relay last refused ${last.tool} (${last.said}): ${last.advice}.` : "";
       return {
-        content: [{ type: "text", text: `${report.verdict}: ${report.advice}` }],
-        structuredContent: report,
+        content: [{ type: "text", text: `${report.verdict}: ${report.advice}${told}` }],
+        structuredContent: last ? { ...report, last_refusal: last } : report,
         isError: false,
       };
     },

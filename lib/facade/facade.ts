@@ -6,7 +6,7 @@
 // confirmation, the receipt and the audit log.
 
 import { conformResult } from "./conform.ts";
-import { isObject } from "../wire/json.ts";
+import { excerpt, isObject } from "../wire/json.ts";
 import {
   type CallError,
   type CallOutcome,
@@ -19,7 +19,7 @@ import {
   toolError,
 } from "../wire/mcp.ts";
 import { markPermission } from "../relay/answer.ts";
-import { withAdvice } from "../relay/refusal.ts";
+import { refusalIn, type SeenRefusal, withAdvice } from "../relay/refusal.ts";
 import type { Signer } from "../key/signer.ts";
 import { WriteBudget } from "../oversight/write_budget.ts";
 import { WriteGate, type WriteOrigin } from "../oversight/write_gate.ts";
@@ -75,6 +75,7 @@ export class Facade {
   #forwarding: Forwarding;
   /** Set when the host is gone: nothing more is signed or sent. */
   #closed = false;
+  #lastRefusal: SeenRefusal | undefined;
 
   constructor(options: FacadeOptions) {
     this.#options = options;
@@ -101,6 +102,11 @@ export class Facade {
    */
   onToolsChanged(listener: () => void): void {
     if (!this.#options.programTools) this.#table.onChange = listener;
+  }
+
+  /** The last refusal of the relay's the session saw, in words tinyagent knows (tiny_diagnose tells it). */
+  get lastRefusal(): SeenRefusal | undefined {
+    return this.#lastRefusal;
   }
 
   /** The host is gone: sign nothing more and make no further relay call. */
@@ -207,6 +213,8 @@ export class Facade {
     // A refusal gets its mark and, when the relay's words name a cause, what the agent can do about it.
     const marked = markPermission(forwarded.result);
     const result = forwarded.answered ? withAdvice(marked) : marked;
+    const refusal = forwarded.answered ? refusalIn(forwarded.result) : undefined;
+    if (refusal) this.#lastRefusal = { ...refusal, tool: name, said: excerpt(refusal.said, 300) };
     const relayTool = forwarded.answered ? name : undefined;
     const retryAfter = forwarded.answer?.ok === false ? forwarded.answer.failure.retryAfter : undefined;
     return retryAfter === undefined ? { result, relayTool } : { result, relayTool, retryAfter };

@@ -25,6 +25,12 @@ export interface Refusal {
   advice: string;
 }
 
+/** A refusal the session saw: the tool refused, the relay's words, their cause and the advice. */
+export interface SeenRefusal extends Refusal {
+  tool: string;
+  said: string;
+}
+
 const ASK = "ask the relay's operator";
 
 /** Each cause: the relay's words, and the advice they lead to. */
@@ -122,13 +128,22 @@ function wordsOf(result: JsonObject): string[] {
   return texts;
 }
 
+/** The refusal a result is, in words tinyagent knows, with the words that said it; undefined otherwise. */
+export function refusalIn(result: JsonObject): (Refusal & { said: string }) | undefined {
+  if (result.isError !== true) return undefined;
+  for (const said of wordsOf(result)) {
+    const refusal = refusalOf(said);
+    if (refusal) return { ...refusal, said };
+  }
+  return undefined;
+}
+
 /**
  * A relay's refusal with what to do about it: one more text block, `tinyagent: <advice>`, when the
  * relay's words name a cause tinyagent knows; any other result as it is.
  */
 export function withAdvice(result: JsonObject): JsonObject {
-  if (result.isError !== true) return result;
-  const refusal = wordsOf(result).map(refusalOf).find((found) => found !== undefined);
+  const refusal = refusalIn(result);
   if (!refusal) return result;
   const content = Array.isArray(result.content) ? result.content : [];
   return { ...result, content: [...content, { type: "text", text: `tinyagent: ${refusal.advice}` }] };

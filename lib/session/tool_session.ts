@@ -45,7 +45,9 @@ export function assembleFacade(
   const ask: AskPerson | undefined = oversight.confirmWrites
     ? parts.ask ?? (() => Promise.resolve({ action: "unable", why: "nobody can be asked here" }))
     : undefined;
-  return new Facade({
+  // tiny_diagnose tells the last refusal the facade saw: bound once the facade is made.
+  let facade: Facade | undefined;
+  facade = new Facade({
     relay,
     signer,
     exposed: session.exposed,
@@ -64,9 +66,11 @@ export function assembleFacade(
     localTools: parts.localTools,
     programTools: parts.programTools,
     answered: parts.answered,
-    diagnose: diagnoseTool(async (asked) =>
-      (await import("../diagnose/probe.ts")).diagnose(relay, signer, asked)
+    diagnose: diagnoseTool(
+      async (asked) => (await import("../diagnose/probe.ts")).diagnose(relay, signer, asked),
+      () => facade?.lastRefusal,
     ),
     log,
   });
+  return facade;
 }

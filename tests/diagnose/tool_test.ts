@@ -93,3 +93,38 @@ Deno.test("diagnoseTool: the report as a result that is never an error, whatever
     assert.equal(diagnoseTool(() => Promise.reject(new Error())).entry, DIAGNOSE_ENTRY);
   });
 });
+
+Deno.test("diagnoseTool: the relay's last refusal the session saw follows the verdict, named by its cause", async () => {
+  const active = http(200, {
+    result: {
+      member: true,
+      role: "agent",
+      state: "active",
+      enforced: true,
+      grant: { name: "agent", owner: "a".repeat(64), expires: 1_900_000_000, paused: false, revoked: false },
+    },
+  });
+  const said = "restricted: agent grant does not allow more than 60 events per minute";
+  const refusal = {
+    tool: "post_message",
+    said,
+    cause: "grant-rate" as const,
+    advice:
+      "the agent grant allows 60 events in any 60 seconds and this key has published that many in the last " +
+      "minute; nothing was published: wait a minute before publishing again",
+  };
+  const tool = diagnoseTool((asked) => Promise.resolve(reportFor(active, asked)), () => refusal);
+  const result = await tool.call({});
+  const report = result.structuredContent as { verdict: string; advice: string; last_refusal: unknown };
+  assert.equal(report.verdict, "ok", "the grant itself is active: the verdict cannot show the rate");
+  assert.deepEqual(report.last_refusal, refusal);
+  assert.equal(
+    result.content[0].text,
+    `ok: ${report.advice} The relay last refused post_message (${said}): ${refusal.advice}.`,
+  );
+  const none = await diagnoseTool((asked) => Promise.resolve(reportFor(active, asked)), () => undefined).call(
+    {},
+  );
+  assert.equal((none.structuredContent as Record<string, unknown>).last_refusal, undefined);
+  assert.doesNotMatch(none.content[0].text!, /last refused/);
+});

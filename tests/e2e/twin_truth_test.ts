@@ -71,6 +71,15 @@ Deno.test("a write the relay refuses: its reason and the advice at the host, ref
         RATE_REFUSAL,
         /^tinyagent: the agent grant allows 2 events in any 60 seconds .*wait a minute/,
       );
+      // The grant is active, so the verdict is ok; tiny_diagnose names the refusal that came last.
+      const diagnosed = await client.callTool({ name: "tiny_diagnose", arguments: {} }) as Result;
+      assert.match(diagnosed.content[0].text!, /^ok: /);
+      assert.match(
+        diagnosed.content[0].text!,
+        /The relay last refused post_message \(.*restricted: agent grant does not allow more than 2 events per minute\): the agent grant allows 2 events in any 60 seconds/,
+      );
+      const last = (diagnosed.structuredContent as { last_refusal?: { cause: string } }).last_refusal;
+      assert.equal(last?.cause, "grant-rate");
       // Four events were signed, two of them refused: the budget of four is spent all the same.
       const before = relay.requests.length;
       const held = await post("general", "four");
