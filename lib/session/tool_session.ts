@@ -46,8 +46,7 @@ export function assembleFacade(
     ? parts.ask ?? (() => Promise.resolve({ action: "unable", why: "nobody can be asked here" }))
     : undefined;
   // tiny_diagnose tells the last refusal the facade saw: bound once the facade is made.
-  let facade: Facade | undefined;
-  facade = new Facade({
+  const facade: Facade = new Facade({
     relay,
     signer,
     exposed: session.exposed,
@@ -68,7 +67,7 @@ export function assembleFacade(
     answered: parts.answered,
     diagnose: diagnoseTool(
       async (asked) => (await import("../diagnose/probe.ts")).diagnose(relay, signer, asked),
-      () => facade?.lastRefusal,
+      () => facade.lastRefusal,
     ),
     log,
   });
